@@ -1,0 +1,128 @@
+//! Raw command-line arguments (clap).  Validation into library types happens in
+//! [`super::validate`]; nothing here interprets numbers.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Certified privacy curves for the shuffle model of differential privacy.
+///
+/// Every number printed as an interval [lo, hi] (JSON: {"lo", "hi"}) is proven to contain the
+/// true value.  P = T_{n,k} and Q = T_{n,k+1} are the laws of the shuffled histogram when k
+/// and k + 1 of the n users hold a 1; "qp" is δ_{Q‖P}, "pq" the reverse.
+#[derive(Debug, Parser)]
+#[command(name = "shufflecert", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// δ(ε) of the pair in both directions, at one or more ε.
+    Delta(DeltaArgs),
+    /// The smallest ε ≥ 0 with δ(ε) ≤ D, in both directions and two-sided.
+    Epsilon(EpsilonArgs),
+    /// TV, KL (both ways), JSD, χ², squared Hellinger and Rényi divergences of the pair.
+    Divergences(DivergenceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PairArgs {
+    /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
+    /// `k-rr:k=4,exp_eps0=3`.
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    pub mechanism: String,
+
+    /// Number of users n (≥ 1).
+    #[arg(long, value_name = "N")]
+    pub n: String,
+
+    /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
+    #[arg(long, value_name = "K")]
+    pub k: String,
+
+    /// Arithmetic backend.
+    #[arg(long, value_enum, default_value_t = BackendArg::Interval)]
+    pub backend: BackendArg,
+
+    /// MPFR precision in bits (mpfr backend; for the exact backend, the precision of the
+    /// brackets around irrational numbers such as e^ε).
+    #[arg(long, value_name = "BITS")]
+    pub precision: Option<String>,
+
+    /// Algorithm: the binary fast path for two outputs, or the general dynamic program.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Never truncate (by default negligible tails are dropped with a certified bound on their
+    /// mass, folded into every enclosure).
+    #[arg(long)]
+    pub no_truncation: bool,
+
+    /// With the interval backend, recompute in MPFR when a result's relative width exceeds
+    /// this (for values ≥ 1e-12).
+    #[arg(long, value_name = "W", default_value = "1e-9")]
+    pub rel_width: String,
+
+    /// Never recompute in MPFR (report the f64-interval enclosure whatever its width).
+    #[arg(long)]
+    pub no_escalate: bool,
+
+    /// Refuse problems whose estimated memory exceeds this many GiB.
+    #[arg(long, value_name = "GIB", default_value = "8")]
+    pub max_memory_gib: String,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DeltaArgs {
+    #[command(flatten)]
+    pub pair: PairArgs,
+
+    /// ε values (exact decimals ≥ 0), comma-separated.
+    #[arg(long, value_name = "E[,E…]", required_unless_present = "exp_eps")]
+    pub eps: Option<String>,
+
+    /// e^ε values given directly as rationals ≥ 1 (e.g. 3/2), comma-separated.
+    #[arg(long, value_name = "C[,C…]")]
+    pub exp_eps: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EpsilonArgs {
+    #[command(flatten)]
+    pub pair: PairArgs,
+
+    /// Target δ, strictly between 0 and 1 (e.g. 1e-5).
+    #[arg(long, value_name = "D")]
+    pub delta: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DivergenceArgs {
+    #[command(flatten)]
+    pub pair: PairArgs,
+
+    /// Rényi orders α > 1, comma-separated.
+    #[arg(long, value_name = "A[,A…]", default_value = "2")]
+    pub renyi_order: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// f64 intervals (inari); escalates to MPFR when too wide (see --rel-width).
+    Interval,
+    /// MPFR intervals at --precision bits (default 128).
+    Mpfr,
+    /// Exact rationals (GMP); needs rational mechanism entries.
+    Exact,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Auto,
+    General,
+    Binary,
+}

@@ -1,0 +1,265 @@
+//! Rendering answers: human-readable tables and JSON.  Every certified number is printed as an
+//! outward-rounded enclosure; JSON gives it as `{"lo": "…", "hi": "…"}`.
+
+use crate::enclosure::{Enclosure, exact_string};
+use crate::exact::curve::EpsilonCertificate;
+use crate::exact::divergence::Divergences;
+use crate::mechanism::{Entry, Mechanism};
+use crate::query::{Computed, DeltaRow, EpsilonRow, PairQuery};
+use rug::Rational;
+use serde_json::{Value, json};
+
+fn affine_text(c: &[Rational; 2]) -> String {
+    let a = match &c[0] {
+        x if *x == 0 => None,
+        x if *x == 1 => Some("e^eps0".to_string()),
+        x => Some(format!("{}*e^eps0", exact_string(x))),
+    };
+    match (a, &c[1]) {
+        (None, b) => exact_string(b),
+        (Some(a), b) if *b == 0 => a,
+        (Some(a), b) => format!("{a} + {}", exact_string(b)),
+    }
+}
+
+fn entry_text(e: &Entry) -> String {
+    match e {
+        Entry::Exact(q) => exact_string(q),
+        Entry::ExpFraction { num, den } => format!("({})/({})", affine_text(num), affine_text(den)),
+    }
+}
+
+/// The mechanism as JSON: name, outputs, rows (exact strings or formulas in e^eps0).
+pub fn mechanism_json(m: &Mechanism) -> Value {
+    let mut v = json!({
+        "name": m.name,
+        "outputs": m.outputs,
+        "w0": m.rows[0].iter().map(entry_text).collect::<Vec<_>>(),
+        "w1": m.rows[1].iter().map(entry_text).collect::<Vec<_>>(),
+    });
+    if let Some(eps0) = &m.eps0 {
+        v["eps0"] = json!(exact_string(eps0));
+    }
+    v
+}
+
+fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> Value {
+    json!({
+        "command": command,
+        "certified": true,
+        "mechanism": mechanism_json(&query.mechanism),
+        "n": query.n,
+        "k": query.k,
+        "pair": "P = T_{n,k}, Q = T_{n,k+1}; qp means delta_{Q||P}",
+        "backend": query.backend.label(),
+        "arithmetic": computed.arithmetic,
+        "engine": computed.engine,
+        "states": computed.states,
+        "omitted_mass_bound": exact_or_rounded_up(&computed.omitted),
+    })
+}
+
+/// A bound as a string: exact when short, else rounded up.
+fn exact_or_rounded_up(q: &Rational) -> String {
+    let exact = exact_string(q);
+    if exact.len() <= 24 {
+        return exact;
+    }
+    let (_, hi) = Enclosure::from_rationals(q.clone() * Rational::from((999, 1000)), q.clone())
+        .decimal_strings();
+    hi
+}
+
+fn header_text(
+    command: &str,
+    query: &PairQuery,
+    computed_arith: &str,
+    engine: &str,
+    states: usize,
+    omitted: &Rational,
+) -> String {
+    let mut s = format!(
+        "shufflecert {command}: {}  n = {}  k = {}  (P = T_{{n,k}}, Q = T_{{n,k+1}})\n",
+        query.mechanism.name, query.n, query.k
+    );
+    s += &format!("arithmetic {computed_arith} · engine {engine} · {states} histogram states");
+    if *omitted != 0 {
+        s += &format!(
+            " · truncated, omitted mass ≤ {}",
+            exact_or_rounded_up(omitted)
+        );
+    }
+    s += "\nevery [lo, hi] is a certified enclosure of the true value\n\n";
+    s
+}
+
+/// A left-aligned table with a header row.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let cols = header.len();
+    let mut width = header.iter().map(|h| h.chars().count()).collect::<Vec<_>>();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            width[i] = width[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            s += c;
+            if i + 1 < cols {
+                s += &" ".repeat(width[i] - c.chars().count() + 2);
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    for r in rows {
+        out += &line(r.clone());
+    }
+    out
+}
+
+pub fn delta_json(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Value {
+    let mut v = header_json("delta", query, computed);
+    v["results"] = computed
+        .result
+        .iter()
+        .map(|r| {
+            json!({
+                "eps": r.threshold.eps_text(),
+                "delta_qp": r.qp.to_json(),
+                "delta_pq": r.pq.to_json(),
+                "delta_two_sided": r.two_sided.to_json(),
+            })
+        })
+        .collect();
+    v
+}
+
+pub fn delta_text(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> String {
+    let mut s = header_text(
+        "delta",
+        query,
+        &computed.arithmetic,
+        computed.engine,
+        computed.states,
+        &computed.omitted,
+    );
+    let rows: Vec<Vec<String>> = computed
+        .result
+        .iter()
+        .map(|r| {
+            vec![
+                r.threshold.eps_text(),
+                r.qp.to_string(),
+                r.pq.to_string(),
+                r.two_sided.to_string(),
+            ]
+        })
+        .collect();
+    s += &table(
+        &[
+            "eps",
+            "delta_qp = δ_{Q‖P}",
+            "delta_pq = δ_{P‖Q}",
+            "two-sided",
+        ],
+        &rows,
+    );
+    s
+}
+
+fn witness_json(c: &EpsilonCertificate) -> Value {
+    json!({
+        "exp_eps_lo": exact_string(&c.exp_lo),
+        "exp_eps_hi": c.exp_hi.as_ref().map(exact_string),
+        "delta_at_exp_eps_hi": c.delta_at_hi.as_ref().map(Enclosure::to_json),
+    })
+}
+
+pub fn epsilon_json(query: &PairQuery, delta: &Rational, computed: &Computed<EpsilonRow>) -> Value {
+    let mut v = header_json("epsilon", query, computed);
+    let r = &computed.result;
+    v["delta"] = json!(exact_string(delta));
+    v["eps_qp"] = r.qp.eps.to_json();
+    v["eps_pq"] = r.pq.eps.to_json();
+    v["eps_two_sided"] = r.two_sided.to_json();
+    v["witnesses"] = json!({ "qp": witness_json(&r.qp), "pq": witness_json(&r.pq) });
+    v
+}
+
+pub fn epsilon_text(
+    query: &PairQuery,
+    delta: &Rational,
+    computed: &Computed<EpsilonRow>,
+) -> String {
+    let mut s = header_text(
+        "epsilon",
+        query,
+        &computed.arithmetic,
+        computed.engine,
+        computed.states,
+        &computed.omitted,
+    );
+    let r = &computed.result;
+    s += &format!("smallest ε ≥ 0 with δ(ε) ≤ {}\n\n", exact_string(delta));
+    s += &table(
+        &["direction", "eps"],
+        &[
+            vec!["qp  δ_{Q‖P}".into(), r.qp.eps.to_string()],
+            vec!["pq  δ_{P‖Q}".into(), r.pq.eps.to_string()],
+            vec!["two-sided".into(), r.two_sided.to_string()],
+        ],
+    );
+    s
+}
+
+fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {
+    let mut rows = vec![
+        ("tv".to_string(), &d.tv),
+        ("kl_qp".to_string(), &d.kl_qp),
+        ("kl_pq".to_string(), &d.kl_pq),
+        ("jsd".to_string(), &d.jsd),
+        ("chi2_qp".to_string(), &d.chi2_qp),
+        ("hellinger2".to_string(), &d.hellinger2),
+    ];
+    for (a, e) in &d.renyi_qp {
+        rows.push((format!("renyi_qp (order {})", exact_string(a)), e));
+    }
+    rows
+}
+
+pub fn divergences_json(query: &PairQuery, computed: &Computed<Divergences>) -> Value {
+    let mut v = header_json("divergences", query, computed);
+    let d = &computed.result;
+    v["units"] = json!("nats");
+    v["tv"] = d.tv.to_json();
+    v["kl_qp"] = d.kl_qp.to_json();
+    v["kl_pq"] = d.kl_pq.to_json();
+    v["jsd"] = d.jsd.to_json();
+    v["chi2_qp"] = d.chi2_qp.to_json();
+    v["hellinger2"] = d.hellinger2.to_json();
+    v["renyi_qp"] = d
+        .renyi_qp
+        .iter()
+        .map(|(a, e)| json!({ "order": exact_string(a), "value": e.to_json() }))
+        .collect();
+    v
+}
+
+pub fn divergences_text(query: &PairQuery, computed: &Computed<Divergences>) -> String {
+    let mut s = header_text(
+        "divergences",
+        query,
+        &computed.arithmetic,
+        computed.engine,
+        computed.states,
+        &computed.omitted,
+    );
+    let rows: Vec<Vec<String>> = divergence_rows(&computed.result)
+        .into_iter()
+        .map(|(name, e)| vec![name, e.to_string()])
+        .collect();
+    s += &table(&["divergence (nats)", "value"], &rows);
+    s
+}

@@ -1,0 +1,145 @@
+//! Raw arguments → validated library inputs.  Every error names the option.
+
+use super::args::{BackendArg, EngineArg, PairArgs};
+use crate::arith::exact::ExactCtx;
+use crate::enclosure::parse_rational;
+use crate::error::{Error, Result};
+use crate::exact::pair::{Engine, PairOptions, check_composition};
+use crate::mechanism::load_mechanism;
+use crate::query::{Backend, PairQuery, Threshold};
+use rug::Rational;
+
+/// A whole number option.
+pub fn whole(field: &str, text: &str) -> Result<u64> {
+    let t = text.trim();
+    if let Ok(v) = t.parse::<u64>() {
+        return Ok(v);
+    }
+    // Accept exact scientific forms such as 1e6.
+    match parse_rational(t) {
+        Some(q) if q >= 0 && *q.denom() == 1 && q.numer().to_u64().is_some() => {
+            Ok(q.numer().to_u64().expect("checked"))
+        }
+        _ => Err(Error::argument(
+            field,
+            format!("expected a whole number ≥ 0, got \"{text}\""),
+        )),
+    }
+}
+
+/// An exact rational option.
+pub fn rational(field: &str, text: &str) -> Result<Rational> {
+    parse_rational(text).ok_or_else(|| {
+        Error::argument(
+            field,
+            format!("expected an exact decimal or fraction, got \"{text}\""),
+        )
+    })
+}
+
+/// A comma-separated list of exact rationals.
+pub fn rational_list(field: &str, text: &str) -> Result<Vec<Rational>> {
+    let items: Vec<&str> = text.split(',').map(str::trim).collect();
+    if items.iter().any(|s| s.is_empty()) {
+        return Err(Error::argument(field, format!("empty entry in \"{text}\"")));
+    }
+    items.iter().map(|s| rational(field, s)).collect()
+}
+
+/// The pair question shared by every subcommand.
+pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
+    let n = whole("--n", &args.n)?;
+    let k = whole("--k", &args.k)?;
+    check_composition(n, k)?;
+    let precision = match &args.precision {
+        Some(p) => {
+            let bits = whole("--precision", p)?;
+            if !(24..=65536).contains(&bits) {
+                return Err(Error::argument(
+                    "--precision",
+                    format!("must be between 24 and 65536 bits, got {bits}"),
+                ));
+            }
+            Some(bits as u32)
+        }
+        None => None,
+    };
+    let backend = match args.backend {
+        BackendArg::Interval => {
+            if precision.is_some() {
+                return Err(Error::argument(
+                    "--precision",
+                    "applies to --backend mpfr or exact, not interval",
+                ));
+            }
+            Backend::Interval
+        }
+        BackendArg::Mpfr => Backend::Mpfr {
+            precision: precision.unwrap_or(128),
+        },
+        BackendArg::Exact => Backend::Exact,
+    };
+    let exact_ctx = ExactCtx {
+        bracket_precision: precision.unwrap_or(ExactCtx::default().bracket_precision),
+    };
+    let rel_width = rational("--rel-width", &args.rel_width)?;
+    if rel_width <= 0 {
+        return Err(Error::argument("--rel-width", "must be positive"));
+    }
+    let memory = rational("--max-memory-gib", &args.max_memory_gib)?;
+    if memory <= 0 {
+        return Err(Error::argument("--max-memory-gib", "must be positive"));
+    }
+    let memory_limit = (memory * Rational::from(1u64 << 30))
+        .to_f64()
+        .min(u64::MAX as f64) as u64;
+    let mechanism = load_mechanism(&args.mechanism)?;
+    Ok(PairQuery {
+        mechanism,
+        n,
+        k,
+        options: PairOptions {
+            engine: match args.engine {
+                EngineArg::Auto => Engine::Auto,
+                EngineArg::General => Engine::General,
+                EngineArg::Binary => Engine::Binary,
+            },
+            truncate: !args.no_truncation,
+            memory_limit,
+        },
+        backend,
+        exact_ctx,
+        escalate_above: (!args.no_escalate).then(|| rel_width.to_f64()),
+    })
+}
+
+/// The thresholds of `delta`: `--eps` values then `--exp-eps` values.
+pub fn thresholds(eps: Option<&str>, exp_eps: Option<&str>) -> Result<Vec<Threshold>> {
+    let mut out = Vec::new();
+    if let Some(text) = eps {
+        for e in rational_list("--eps", text)? {
+            if e < 0 {
+                return Err(Error::argument("--eps", "values must be ≥ 0"));
+            }
+            if e > 700 {
+                return Err(Error::argument("--eps", "values must be ≤ 700"));
+            }
+            out.push(Threshold::Eps(e));
+        }
+    }
+    if let Some(text) = exp_eps {
+        for c in rational_list("--exp-eps", text)? {
+            if c < 1 {
+                return Err(Error::argument("--exp-eps", "values must be ≥ 1 (ε ≥ 0)"));
+            }
+            out.push(Threshold::ExpEps(c));
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::argument(
+            "--eps",
+            "give at least one ε (or --exp-eps)",
+        ));
+    }
+    Ok(out)
+}

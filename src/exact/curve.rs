@@ -1,0 +1,351 @@
+//! Privacy curves of a pair: `δ_{Q‖P}(ε) = Σ_N (Q(N) − e^ε P(N))₊` and the reverse
+//! `δ_{P‖Q}(ε) = Σ_N (P(N) − e^ε Q(N))₊` (Part I Proposition 8.1), and ε for a target δ.
+//!
+//! The sums run over every histogram, so mass where one law vanishes (the singular part under
+//! one-sided domination, Part I §2.3) is kept automatically: there the term is the other law's
+//! mass.  With a truncated pair (omitted mass ω, see [`PairLaw`]) the sum `A` over the kept
+//! states gives `δ ∈ [A − e^ε ω, A + ω]`, because
+//! `(x + y)₊ ≤ x₊ + Q_d` and `(x + y)₊ ≥ x₊ − e^ε P_d` for `y = Q_d − e^ε P_d`.
+
+use super::pair::PairLaw;
+use crate::arith::{Scalar, ln_bracket};
+use crate::enclosure::{Enclosure, Endpoint, Tri};
+use crate::error::{Error, Result};
+use rug::Rational;
+
+/// Which curve: `Qp` is `δ_{Q‖P}` with `Q = T_{n,k+1}`, `P = T_{n,k}`; `Pq` the reverse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Qp,
+    Pq,
+}
+
+impl Direction {
+    /// The JSON key suffix: `qp` or `pq`.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Direction::Qp => "qp",
+            Direction::Pq => "pq",
+        }
+    }
+
+    /// `(upper law, lower law)` of the positive-part sum Σ (upper − c · lower)₊.
+    fn laws<'a, S>(&self, law: &'a PairLaw<S>) -> (&'a [S], &'a [S]) {
+        match self {
+            Direction::Qp => (&law.q, &law.p),
+            Direction::Pq => (&law.p, &law.q),
+        }
+    }
+}
+
+/// `Σ_i (a_i − c · b_i)₊`.
+fn positive_part_sum<S: Scalar>(a: &[S], b: &[S], c: &S, ctx: &S::Ctx) -> S {
+    let mut sum = S::zero(ctx);
+    for (x, y) in a.iter().zip(b) {
+        sum.add_assign(&x.sub(&c.mul(y)).pos_part());
+    }
+    sum
+}
+
+/// δ at the threshold `c` (a backend value enclosing `e^ε`): an enclosure of the curve at every
+/// `e^ε` in `c`, by monotonicity.
+pub fn delta_at_threshold<S: Scalar>(
+    law: &PairLaw<S>,
+    dir: Direction,
+    c: &S,
+    ctx: &S::Ctx,
+) -> Enclosure {
+    let (a, b) = dir.laws(law);
+    let sum = positive_part_sum(a, b, c, ctx);
+    if law.omitted == 0 {
+        return clamp_probability(sum.enclosure());
+    }
+    let omega = S::from_rational(&law.omitted, ctx);
+    let lower = sum.sub(&c.mul(&omega)).enclosure();
+    let upper = sum.add(&omega).enclosure();
+    clamp_probability(Enclosure::new(
+        lower.lo().clone().min(upper.hi().clone()),
+        upper.hi().clone(),
+    ))
+}
+
+fn clamp_probability(e: Enclosure) -> Enclosure {
+    let one = Endpoint::Finite(Rational::from(1));
+    let e = e.clamp_nonnegative();
+    let hi = e.hi().clone().min(one.clone());
+    let lo = e.lo().clone().min(hi.clone());
+    Enclosure::new(lo, hi)
+}
+
+/// `δ(ε)` for a rational ε ≥ 0 (its `e^ε` enclosed or bracketed by the backend).
+pub fn delta<S: Scalar>(
+    law: &PairLaw<S>,
+    dir: Direction,
+    eps: &Rational,
+    ctx: &S::Ctx,
+) -> Enclosure {
+    S::exp_rational(eps, ctx).eval_nonincreasing(|c| delta_at_threshold(law, dir, c, ctx))
+}
+
+/// `δ` at `e^ε = exp_eps` given directly as a rational.
+pub fn delta_at_exp<S: Scalar>(
+    law: &PairLaw<S>,
+    dir: Direction,
+    exp_eps: &Rational,
+    ctx: &S::Ctx,
+) -> Enclosure {
+    delta_at_threshold(law, dir, &S::from_rational(exp_eps, ctx), ctx)
+}
+
+/// The total variation distance `TV(P, Q) = δ_{Q‖P}(0)`.
+pub fn total_variation<S: Scalar>(law: &PairLaw<S>, ctx: &S::Ctx) -> Enclosure {
+    delta_at_threshold(law, Direction::Qp, &S::one(ctx), ctx)
+}
+
+/// The singular mass of the curve's upper law: `Q(P = 0)` for `Qp`, `P(Q = 0)` for `Pq`.
+/// Every curve stays at or above it for all ε.
+pub fn singular_mass<S: Scalar>(law: &PairLaw<S>, dir: Direction, ctx: &S::Ctx) -> Enclosure {
+    let (a, b) = dir.laws(law);
+    let mut sum = S::zero(ctx);
+    for (x, y) in a.iter().zip(b) {
+        if y.is_exact_zero() {
+            sum.add_assign(x);
+        }
+    }
+    sum.enclosure().clamp_nonnegative()
+}
+
+/// A certified ε for a target δ: `eps` encloses `ε* = inf{ε ≥ 0 : δ(ε) ≤ target}`.
+#[derive(Clone, Debug)]
+pub struct EpsilonCertificate {
+    pub eps: Enclosure,
+    /// `e^{ε_lo}`-side witness: 1 (the trivial bound ε* ≥ 0) or a threshold with δ > target
+    /// certified.
+    pub exp_lo: Rational,
+    /// A threshold with δ ≤ target certified (`None` when no finite one was found).
+    pub exp_hi: Option<Rational>,
+    /// δ at `exp_hi`.
+    pub delta_at_hi: Option<Enclosure>,
+}
+
+/// Checks `0 < target < 1`.
+pub fn check_target(target: &Rational) -> Result<()> {
+    if *target <= 0 || *target >= 1 {
+        return Err(Error::argument(
+            "--delta",
+            "must lie strictly between 0 and 1",
+        ));
+    }
+    Ok(())
+}
+
+/// The smallest ε ≥ 0 with `δ(ε) ≤ target`, enclosed: δ is non-increasing in ε, so a threshold
+/// `c_hi` with `δ(c_hi) ≤ target` certified gives `ε* ≤ ln c_hi`, and one with `δ(c_lo) > target`
+/// certified gives `ε* ≥ ln c_lo`.  Probe points are chosen by a floating-point secant /
+/// bisection heuristic; only the certified evaluations at them enter the result.
+pub fn epsilon_for_delta<S: Scalar>(
+    law: &PairLaw<S>,
+    dir: Direction,
+    target: &Rational,
+    ctx: &S::Ctx,
+) -> Result<EpsilonCertificate> {
+    check_target(target)?;
+    let eval = |c: &Rational| delta_at_exp(law, dir, c, ctx);
+    let one = Rational::from(1);
+    let at_one = eval(&one);
+    if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
+        return Ok(EpsilonCertificate {
+            eps: Enclosure::point(Rational::new()),
+            exp_lo: one.clone(),
+            exp_hi: Some(one),
+            delta_at_hi: Some(at_one),
+        });
+    }
+    if singular_mass(law, dir, ctx).compare(target) == Tri::Greater {
+        return Ok(EpsilonCertificate {
+            eps: Enclosure::pos_infinity(),
+            exp_lo: one,
+            exp_hi: None,
+            delta_at_hi: None,
+        });
+    }
+    // Upper bracket: the likelihood-ratio bound (δ(c) = 0 beyond max L) or doubling.
+    let mut hi = match dir {
+        Direction::Qp => law.ratio_hi.clone(),
+        Direction::Pq if law.ratio_lo > 0 => Some(Rational::from(1) / &law.ratio_lo),
+        Direction::Pq => None,
+    }
+    .filter(|c| *c > 1)
+    .unwrap_or_else(|| Rational::from(2));
+    let mut lo = (Rational::from(1), at_one);
+    let mut found = None;
+    for _ in 0..128 {
+        let d = eval(&hi);
+        match d.compare(target) {
+            Tri::Less | Tri::Equal => {
+                found = Some(d);
+                break;
+            }
+            Tri::Greater => lo = (hi.clone(), d),
+            Tri::Unknown => {}
+        }
+        hi *= 2;
+    }
+    let Some(at_hi) = found else {
+        let eps_lo = if lo.0 == 1 {
+            Rational::new()
+        } else {
+            ln_bracket(&lo.0, 64).0
+        };
+        return Ok(EpsilonCertificate {
+            eps: Enclosure::new(Endpoint::Finite(eps_lo), Endpoint::PosInf),
+            exp_lo: lo.0,
+            exp_hi: None,
+            delta_at_hi: None,
+        });
+    };
+    let mut search = Search::new(target, lo, (hi, at_hi));
+    let tolerance = Rational::from((
+        1,
+        rug::Integer::from(1) << S::precision_bits(ctx).saturating_sub(12).max(8),
+    ));
+    search.refine(&eval, &tolerance);
+    let prec = S::precision_bits(ctx) + 64;
+    let eps_lo = if search.lo == 1 {
+        Rational::new()
+    } else {
+        ln_bracket(&search.lo, prec).0
+    };
+    let eps_hi = ln_bracket(&search.hi, prec).1;
+    Ok(EpsilonCertificate {
+        eps: Enclosure::from_rationals(eps_lo, eps_hi),
+        exp_lo: search.lo,
+        exp_hi: Some(search.hi),
+        delta_at_hi: Some(search.delta_hi),
+    })
+}
+
+/// Bracketing state of the ε search: `lo` has δ > target certified (or is 1), `hi` has
+/// δ ≤ target certified, and `undecided ⊂ (lo, hi)` spans the probes whose enclosure
+/// straddled the target (where the backend's precision no longer decides).
+struct Search {
+    target: Rational,
+    target_ln: f64,
+    lo: Rational,
+    lo_ln_delta: Option<f64>,
+    hi: Rational,
+    hi_ln_delta: Option<f64>,
+    delta_hi: Enclosure,
+    undecided: Option<(Rational, Rational)>,
+}
+
+fn midpoint(a: &Rational, b: &Rational) -> Rational {
+    Rational::from(a + b) / 2u32
+}
+
+impl Search {
+    fn new(target: &Rational, lo: (Rational, Enclosure), hi: (Rational, Enclosure)) -> Self {
+        Search {
+            target: target.clone(),
+            target_ln: target.to_f64().ln(),
+            lo_ln_delta: positive_ln(&lo.1),
+            lo: lo.0,
+            hi_ln_delta: positive_ln(&hi.1),
+            hi: hi.0,
+            delta_hi: hi.1,
+            undecided: None,
+        }
+    }
+
+    fn record(&mut self, c: &Rational, d: &Enclosure, verdict: Tri) {
+        match verdict {
+            Tri::Greater if *c > self.lo => {
+                self.lo = c.clone();
+                self.lo_ln_delta = positive_ln(d);
+            }
+            Tri::Less | Tri::Equal if *c < self.hi => {
+                self.hi = c.clone();
+                self.hi_ln_delta = positive_ln(d);
+                self.delta_hi = d.clone();
+            }
+            Tri::Unknown => {
+                self.undecided = Some(match self.undecided.take() {
+                    Some((a, b)) => (a.min(c.clone()), b.max(c.clone())),
+                    None => (c.clone(), c.clone()),
+                });
+            }
+            _ => {}
+        }
+        // Keep the undecided span inside the bracket.
+        if let Some((a, b)) = self.undecided.take() {
+            let a = a.max(self.lo.clone());
+            let b = b.min(self.hi.clone());
+            if a > self.lo && b < self.hi && a <= b {
+                self.undecided = Some((a, b));
+            }
+        }
+    }
+
+    /// True when `gap` (a width in c) is within the tolerance relative to ε ≈ ln hi.
+    fn small(&self, gap: &Rational, tolerance: &Rational) -> bool {
+        let ln_hi = self.hi.to_f64().ln().max(1e-300);
+        Rational::from(gap / &self.lo) <= Rational::from_f64(ln_hi).unwrap_or_default() * tolerance
+    }
+
+    fn converged(&self, tolerance: &Rational) -> bool {
+        match &self.undecided {
+            None => self.small(&Rational::from(&self.hi - &self.lo), tolerance),
+            Some((a, b)) => {
+                // The bracket cannot shrink below the undecided span: stop once each gap beside
+                // it is small, absolutely or relative to the span.
+                let span = Rational::from(b - a);
+                let gap_lo = Rational::from(a - &self.lo);
+                let gap_hi = Rational::from(&self.hi - b);
+                (self.small(&gap_lo, tolerance) || gap_lo <= span)
+                    && (self.small(&gap_hi, tolerance) || gap_hi <= span)
+            }
+        }
+    }
+
+    /// Shrinks the bracket until converged (or a step budget is spent).
+    fn refine(&mut self, eval: &impl Fn(&Rational) -> Enclosure, tolerance: &Rational) {
+        for step in 0..400 {
+            if self.converged(tolerance) {
+                return;
+            }
+            let probe = match &self.undecided {
+                Some((a, _)) if step % 2 == 0 => midpoint(&self.lo, a),
+                Some((_, b)) => midpoint(b, &self.hi),
+                None if step % 3 == 0 => midpoint(&self.lo, &self.hi),
+                None => self
+                    .secant_probe()
+                    .unwrap_or_else(|| midpoint(&self.lo, &self.hi)),
+            };
+            let d = eval(&probe);
+            let verdict = d.compare(&self.target);
+            self.record(&probe, &d, verdict);
+        }
+    }
+
+    /// A secant step on `ln δ` against c, kept well inside the bracket (steering only).
+    fn secant_probe(&self) -> Option<Rational> {
+        let (a, b) = (self.lo.to_f64(), self.hi.to_f64());
+        let (fa, fb) = (
+            self.lo_ln_delta? - self.target_ln,
+            self.hi_ln_delta? - self.target_ln,
+        );
+        if !(fa.is_finite() && fb.is_finite()) || fa == fb || (b - a) <= 1e-13 * a {
+            return None;
+        }
+        let x = a - fa * (b - a) / (fb - fa);
+        let margin = (b - a) / 64.0;
+        let x = x.clamp(a + margin, b - margin);
+        Rational::from_f64(x).filter(|r| *r > self.lo && *r < self.hi)
+    }
+}
+
+/// `ln` of an enclosure's midpoint when positive (steering only).
+fn positive_ln(e: &Enclosure) -> Option<f64> {
+    let m = e.mid_f64();
+    (m > 0.0 && m.is_finite()).then(|| m.ln())
+}

@@ -1,0 +1,246 @@
+//! Divergences of a pair as f-divergences `D_f(Q‖P) = Σ_N P(N) f(L(N))` (Part I §2.2, §6).
+//!
+//! Each is evaluated with the *tangent-normalised* generator `f̃(l) = f(l) − f'(1)(l − 1) ≥ 0`,
+//! which gives the same divergence whenever `Q ≪ P` (because `Σ_{P>0} P (L − 1) = 0`) and is
+//! extended to states where one law vanishes by the perspective limits
+//! `P f̃(0)` (Q = 0) and `Q · lim_{l→∞} f̃(l)/l` (P = 0); both are exact identities, so every
+//! term is ≥ 0 and no cancellation between terms occurs.  The ratio `L = Q/P` is intersected
+//! with `[min w, max w]` (Part I (6): L is a conditional expectation of `w(Y*)`), which keeps
+//! terms bounded where f64 intervals underflow.
+//!
+//! With a truncated pair (omitted mass ω, full support) convexity of the perspective
+//! `g(p, q) = p f̃(q/p)` bounds the omitted part: subadditivity gives
+//! `D ≤ Σ_kept g + ω · sup_{l∈R} f̃(l)`, and the supporting-hyperplane inequality
+//! `g(x + h) ≥ g(x) + ∇g(x)·h` gives `D ≥ Σ_kept g + ω · inf_{l,l'∈R} [f̃(l) + (l' − l) f̃'(l)]`,
+//! with R the ratio range (both `Q_d/P_d` and the kept ratios lie in R).
+
+use super::pair::PairLaw;
+use crate::arith::{Scalar, Transcendental};
+use crate::enclosure::{Enclosure, Endpoint};
+use rug::Rational;
+
+/// The divergences this module computes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Divergence {
+    /// `KL(Q‖P) = Σ Q ln(Q/P)`, `f(l) = l ln l`.
+    KlQp,
+    /// `KL(P‖Q) = Σ P ln(P/Q)`, `f(l) = −ln l`.
+    KlPq,
+    /// `JSD(P‖Q) = ½ KL(P‖M) + ½ KL(Q‖M)`, `M = (P+Q)/2`, in nats.
+    Jsd,
+    /// `χ²(Q‖P) = Σ (Q − P)²/P`, `f(l) = (l − 1)²`.
+    Chi2Qp,
+    /// Squared Hellinger `H² = ½ Σ (√P − √Q)² = 1 − Σ √(PQ)`, `f(l) = (√l − 1)²/2`.
+    Hellinger2,
+    /// `Σ Q^α P^{1−α} − 1`, `f(l) = l^α − 1`; the Rényi divergence is `ln(1 + ·)/(α − 1)`.
+    RenyiMoment(Rational),
+}
+
+/// A limit that may be infinite.
+enum Limit<S> {
+    Finite(S),
+    Infinite,
+}
+
+impl Divergence {
+    /// `f̃(l)` on an interval of ratios `l` (with `l > 0` in the interior of its uses).
+    fn f<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
+        let one = S::one(ctx);
+        let two = S::from_u64(2, ctx);
+        let half = S::from_rational(&Rational::from((1, 2)), ctx);
+        let u = l.sub(&one);
+        match self {
+            // l ln l − (l − 1)
+            Divergence::KlQp => l.mul(&l.ln()).sub(&u),
+            // −ln l + (l − 1)
+            Divergence::KlPq => u.sub(&l.ln()),
+            // ½ [l ln(2l/(1+l)) + ln(2/(1+l))]
+            Divergence::Jsd => {
+                let s = one.add(l);
+                let a = l.mul(&two.mul(l).div(&s).ln());
+                let b = two.div(&s).ln();
+                half.mul(&a.add(&b))
+            }
+            Divergence::Chi2Qp => u.mul(&u),
+            Divergence::Hellinger2 => {
+                let r = l.sqrt().sub(&one);
+                half.mul(&r.mul(&r))
+            }
+            // l^α − 1 − α (l − 1)
+            Divergence::RenyiMoment(alpha) => {
+                let a = S::from_rational(alpha, ctx);
+                l.pow(&a).sub(&one).sub(&a.mul(&u))
+            }
+        }
+    }
+
+    /// `f̃'(l)`.
+    fn f_prime<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
+        let one = S::one(ctx);
+        let two = S::from_u64(2, ctx);
+        let half = S::from_rational(&Rational::from((1, 2)), ctx);
+        match self {
+            Divergence::KlQp => l.ln(),
+            Divergence::KlPq => one.sub(&one.div(l)),
+            Divergence::Jsd => half.mul(&two.mul(l).div(&one.add(l)).ln()),
+            Divergence::Chi2Qp => two.mul(&l.sub(&one)),
+            Divergence::Hellinger2 => half.mul(&one.sub(&one.div(&l.sqrt()))),
+            Divergence::RenyiMoment(alpha) => {
+                let a = S::from_rational(alpha, ctx);
+                let a1 = S::from_rational(&Rational::from(alpha - 1u32), ctx);
+                a.mul(&l.pow(&a1)).sub(&a)
+            }
+        }
+    }
+
+    /// `f̃(0)`: the term per unit of P where `Q = 0`.
+    fn at_zero<S: Transcendental>(&self, ctx: &S::Ctx) -> Limit<S> {
+        let half = Rational::from((1, 2));
+        match self {
+            Divergence::KlQp | Divergence::Chi2Qp => Limit::Finite(S::one(ctx)),
+            Divergence::KlPq => Limit::Infinite,
+            Divergence::Jsd => {
+                Limit::Finite(S::from_rational(&half, ctx).mul(&S::from_u64(2, ctx).ln()))
+            }
+            Divergence::Hellinger2 => Limit::Finite(S::from_rational(&half, ctx)),
+            Divergence::RenyiMoment(alpha) => {
+                Limit::Finite(S::from_rational(&Rational::from(alpha - 1u32), ctx))
+            }
+        }
+    }
+
+    /// `lim_{l→∞} f̃(l)/l`: the term per unit of Q where `P = 0`.
+    fn at_infinity<S: Transcendental>(&self, ctx: &S::Ctx) -> Limit<S> {
+        let half = Rational::from((1, 2));
+        match self {
+            Divergence::KlQp | Divergence::Chi2Qp | Divergence::RenyiMoment(_) => Limit::Infinite,
+            Divergence::KlPq => Limit::Finite(S::one(ctx)),
+            Divergence::Jsd => {
+                Limit::Finite(S::from_rational(&half, ctx).mul(&S::from_u64(2, ctx).ln()))
+            }
+            Divergence::Hellinger2 => Limit::Finite(S::from_rational(&half, ctx)),
+        }
+    }
+}
+
+fn rational_or_inf<S: Scalar>(x: &Option<Rational>, ctx: &S::Ctx) -> Option<S> {
+    x.as_ref().map(|r| S::from_rational(r, ctx))
+}
+
+/// `D_f̃` of the pair, enclosed.  `+∞` (as the point ∞) when a term is certainly infinite.
+pub fn f_divergence<S: Transcendental>(
+    law: &PairLaw<S>,
+    div: &Divergence,
+    ctx: &S::Ctx,
+) -> Enclosure {
+    let ratio_lo = S::from_rational(&law.ratio_lo, ctx);
+    let ratio_hi: Option<S> = rational_or_inf(&law.ratio_hi, ctx);
+    let mut sum = S::zero(ctx);
+    for (p, q) in law.p.iter().zip(&law.q) {
+        let term = match (p.is_exact_zero(), q.is_exact_zero()) {
+            (true, true) => continue,
+            (true, false) => match div.at_infinity::<S>(ctx) {
+                Limit::Finite(c) => q.mul(&c),
+                Limit::Infinite => return Enclosure::pos_infinity(),
+            },
+            (false, true) => match div.at_zero::<S>(ctx) {
+                Limit::Finite(c) => p.mul(&c),
+                Limit::Infinite => return Enclosure::pos_infinity(),
+            },
+            (false, false) => {
+                let l = q.div(p).clamp_to(&ratio_lo, ratio_hi.as_ref());
+                p.mul(&div.f(&l, ctx)).pos_part()
+            }
+        };
+        sum.add_assign(&term);
+    }
+    if law.omitted == 0 {
+        return sum.enclosure().clamp_nonnegative();
+    }
+    let hi = ratio_hi
+        .expect("truncation happens only with full support, where the ratio range is bounded");
+    let range = ratio_lo.hull(&hi);
+    let omega = S::from_rational(&law.omitted, ctx);
+    // sup f̃ over R (≥ 0 since f̃(1) = 0), and inf of the tangent bound over R × R (≤ 0).
+    let sup_f = div.f(&range, ctx).enclosure().hi().clone();
+    let spread = range.sub(&range);
+    let tangent = div
+        .f(&range, ctx)
+        .add(&spread.mul(&div.f_prime(&range, ctx)));
+    let inf_tangent = tangent.enclosure().lo().clone();
+    let upper = match sup_f {
+        Endpoint::Finite(m) => sum
+            .add(&omega.mul(&S::from_rational(&m.max(Rational::new()), ctx)))
+            .enclosure()
+            .hi()
+            .clone(),
+        _ => Endpoint::PosInf,
+    };
+    let lower = match inf_tangent {
+        Endpoint::Finite(m) => sum
+            .add(&omega.mul(&S::from_rational(&m.min(Rational::new()), ctx)))
+            .enclosure()
+            .lo()
+            .clone(),
+        _ => Endpoint::Finite(Rational::new()),
+    };
+    Enclosure::new(lower.min(upper.clone()), upper).clamp_nonnegative()
+}
+
+/// The Rényi divergence `D_α(Q‖P) = ln(Σ Q^α P^{1−α}) / (α − 1)` for a rational `α > 1`.
+pub fn renyi<S: Transcendental>(law: &PairLaw<S>, alpha: &Rational, ctx: &S::Ctx) -> Enclosure {
+    let moment = f_divergence(law, &Divergence::RenyiMoment(alpha.clone()), ctx);
+    let (Endpoint::Finite(lo), hi) = (moment.lo(), moment.hi()) else {
+        return Enclosure::pos_infinity();
+    };
+    let scale = S::from_rational(&Rational::from(alpha - 1u32), ctx);
+    let transform = |x: &Rational| {
+        S::one(ctx)
+            .add(&S::from_rational(x, ctx))
+            .ln()
+            .div(&scale)
+            .enclosure()
+    };
+    let lower = transform(lo).lo().clone();
+    let upper = match hi {
+        Endpoint::Finite(h) => transform(h).hi().clone(),
+        _ => Endpoint::PosInf,
+    };
+    Enclosure::new(lower, upper).clamp_nonnegative()
+}
+
+/// The divergences of a pair reported together.
+#[derive(Clone, Debug)]
+pub struct Divergences {
+    pub tv: Enclosure,
+    pub kl_qp: Enclosure,
+    pub kl_pq: Enclosure,
+    pub jsd: Enclosure,
+    pub chi2_qp: Enclosure,
+    pub hellinger2: Enclosure,
+    /// `(α, D_α(Q‖P))` for each requested order.
+    pub renyi_qp: Vec<(Rational, Enclosure)>,
+}
+
+/// All divergences of the pair; the Rényi divergence at each order in `renyi_orders` (> 1).
+pub fn divergences<S: Scalar>(
+    law: &PairLaw<S>,
+    renyi_orders: &[Rational],
+    ctx: &S::Ctx,
+) -> Divergences {
+    let tv = super::curve::total_variation(law, ctx);
+    let el = law.to_elementary(ctx);
+    let ectx = S::elementary_ctx(ctx);
+    Divergences {
+        tv,
+        kl_qp: f_divergence(&el, &Divergence::KlQp, &ectx),
+        kl_pq: f_divergence(&el, &Divergence::KlPq, &ectx),
+        jsd: f_divergence(&el, &Divergence::Jsd, &ectx),
+        chi2_qp: f_divergence(&el, &Divergence::Chi2Qp, &ectx),
+        hellinger2: f_divergence(&el, &Divergence::Hellinger2, &ectx),
+        renyi_qp: renyi_orders
+            .iter()
+            .map(|a| (a.clone(), renyi(&el, a, &ectx)))
+            .collect(),
+    }
+}

@@ -1,0 +1,8 @@
+//! The exact layer (Part I §4, §8): histogram laws, the neighbouring pair through the shift
+//! identities, privacy curves and divergences — every value a certified enclosure.
+
+pub mod binary;
+pub mod curve;
+pub mod divergence;
+pub mod histogram;
+pub mod pair;

@@ -1,0 +1,300 @@
+//! The neighbouring pair `P = T_{n,k}`, `Q = T_{n,k+1}` on a common list of histograms.
+//!
+//! Both laws come from the common part `T_{n−1,k}` through the shift identities of Part I
+//! Lemma 4.2: `P(N) = Σ_y W0(y) T_{n−1,k}(N − e_y)`, `Q(N) = Σ_y W1(y) T_{n−1,k}(N − e_y)`.
+
+use super::binary::{add_binary_user, binomial_window, convolve};
+use super::histogram::{SimplexIndex, histogram_count};
+use crate::arith::Scalar;
+use crate::enclosure::Endpoint;
+use crate::error::{Error, Result};
+use crate::mechanism::{Channel, Mechanism};
+use rug::Rational;
+use std::sync::Arc;
+
+/// Which algorithm computes the pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The binary fast path when d = 2, the general engine otherwise.
+    #[default]
+    Auto,
+    /// The dynamic program over all histograms (any d).
+    General,
+    /// The binary-output fast path (d = 2 only).
+    Binary,
+}
+
+/// How a pair is computed.
+#[derive(Clone, Debug)]
+pub struct PairOptions {
+    pub engine: Engine,
+    /// Allow truncation with a certified bound on the omitted mass (interval and MPFR
+    /// backends only; the exact backend never truncates).
+    pub truncate: bool,
+    /// Refuse problems whose estimated memory exceeds this many bytes.
+    pub memory_limit: u64,
+}
+
+impl Default for PairOptions {
+    fn default() -> Self {
+        PairOptions {
+            engine: Engine::Auto,
+            truncate: true,
+            memory_limit: 8 << 30,
+        }
+    }
+}
+
+/// Where the states of a [`PairLaw`] live.
+#[derive(Clone, Debug)]
+pub enum Layout {
+    /// State i is the binary histogram with `K = start + i` ones.
+    Binary { start: usize },
+    /// State i is the histogram of rank i in the index (size n).
+    General(Arc<SimplexIndex>),
+}
+
+/// The pair `(P, Q) = (T_{n,k}, T_{n,k+1})` as enclosures on a list of histograms.
+///
+/// When `omitted > 0` the lists are truncated: the true laws are `P = p + P_d`, `Q = q + Q_d`
+/// with `P_d, Q_d ≥ 0` each of total mass at most `omitted`, and with `Q_d/P_d` pointwise in
+/// the ratio range (they come from the omitted part of `T_{n−1,k}` through the same shift).
+#[derive(Clone, Debug)]
+pub struct PairLaw<S> {
+    pub n: usize,
+    pub k: usize,
+    pub p: Vec<S>,
+    pub q: Vec<S>,
+    pub omitted: Rational,
+    /// `[min_y w(y), max_y w(y)]` with `w = W1/W0` (hi = +∞ when some `W0(y) = 0 < W1(y)`):
+    /// every value of the likelihood ratio `L = Q/P` lies in it (a conditional expectation of
+    /// `w(Y*)`, Part I (6)).
+    pub ratio_lo: Rational,
+    pub ratio_hi: Option<Rational>,
+    pub layout: Layout,
+}
+
+/// Checks `n ≥ 1` and `0 ≤ k ≤ n − 1`.
+pub fn check_composition(n: u64, k: u64) -> Result<()> {
+    if n < 1 {
+        return Err(Error::argument("--n", "must be at least 1"));
+    }
+    if k > n - 1 {
+        return Err(Error::argument(
+            "--k",
+            format!(
+                "must be between 0 and n − 1 = {} (the pair is T_(n,k), T_(n,k+1)), got {k}",
+                n - 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl<S: Scalar> PairLaw<S> {
+    /// Number of stored states.
+    pub fn len(&self) -> usize {
+        self.p.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.p.is_empty()
+    }
+
+    /// The histogram `(N_0, …, N_{d−1})` of state i.
+    pub fn histogram(&self, i: usize) -> Vec<u64> {
+        match &self.layout {
+            Layout::Binary { start } => {
+                let k = (start + i) as u64;
+                vec![self.n as u64 - k, k]
+            }
+            Layout::General(index) => index.histogram(self.n, i),
+        }
+    }
+
+    /// The same pair with every value mapped (e.g. into another backend).
+    pub fn map<T>(&self, f: impl Fn(&S) -> T) -> PairLaw<T> {
+        PairLaw {
+            n: self.n,
+            k: self.k,
+            p: self.p.iter().map(&f).collect(),
+            q: self.q.iter().map(&f).collect(),
+            omitted: self.omitted.clone(),
+            ratio_lo: self.ratio_lo.clone(),
+            ratio_hi: self.ratio_hi.clone(),
+            layout: self.layout.clone(),
+        }
+    }
+
+    /// The pair in the backend that evaluates elementary functions of `S`.
+    pub fn to_elementary(&self, ctx: &S::Ctx) -> PairLaw<S::Elementary> {
+        self.map(|x| x.to_elementary(ctx))
+    }
+
+    /// True when nothing was truncated.
+    pub fn is_complete(&self) -> bool {
+        self.omitted == 0
+    }
+}
+
+/// Computes the pair for `mechanism`, n users, k ones, in backend `S`.
+pub fn pair_law<S: Scalar>(
+    mechanism: &Mechanism,
+    n: u64,
+    k: u64,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<PairLaw<S>> {
+    check_composition(n, k)?;
+    let channel = mechanism.channel::<S>(ctx)?;
+    let d = mechanism.d();
+    let binary = match options.engine {
+        Engine::Auto => d == 2,
+        Engine::Binary => {
+            if d != 2 {
+                return Err(Error::argument(
+                    "--engine",
+                    format!("binary needs 2 outputs, the mechanism has {d}"),
+                ));
+            }
+            true
+        }
+        Engine::General => false,
+    };
+    let n = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
+    let k = k as usize;
+    // Truncation needs full support (so that L is bounded and nothing singular is dropped).
+    let tau_bits = if options.truncate && mechanism.has_full_support() {
+        S::truncation_bits(ctx)
+    } else {
+        None
+    };
+    if binary {
+        check_memory::<S>(
+            estimate_binary_states(n, tau_bits.is_some()),
+            4,
+            n,
+            options,
+            ctx,
+        )?;
+        Ok(binary_pair(&channel, n, k, tau_bits, ctx))
+    } else {
+        let states = histogram_count(n as u64, d).unwrap_or(u64::MAX);
+        check_memory::<S>(states, 3, n, options, ctx)?;
+        let index = Arc::new(SimplexIndex::new(d, n)?);
+        Ok(general_pair(&channel, &index, n, k, tau_bits, ctx))
+    }
+}
+
+fn estimate_binary_states(n: usize, truncated: bool) -> u64 {
+    if truncated {
+        // Windows of about 25 standard deviations, ≤ n + 1.
+        (n as u64 + 1).min(64 * (n as f64).sqrt() as u64 + 64)
+    } else {
+        n as u64 + 1
+    }
+}
+
+fn check_memory<S: Scalar>(
+    states: u64,
+    arrays: u64,
+    n: usize,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    let per_value = S::estimated_bytes(n, ctx);
+    let bytes = states
+        .saturating_mul(arrays)
+        .saturating_mul(per_value)
+        .saturating_add(states.saturating_mul(16));
+    if bytes > options.memory_limit {
+        return Err(Error::TooLarge(format!(
+            "about {states} histogram states, estimated {:.1} GiB with the {} backend, over the {:.1} GiB limit \
+             (raise --max-memory-gib, use a smaller n, or the interval backend)",
+            bytes as f64 / (1u64 << 30) as f64,
+            S::BACKEND,
+            options.memory_limit as f64 / (1u64 << 30) as f64
+        )));
+    }
+    Ok(())
+}
+
+fn ratio_range<S: Scalar>(channel: &Channel<S>) -> (Rational, Option<Rational>) {
+    let mut lo: Option<Rational> = None;
+    let mut hi: Option<Rational> = Some(Rational::new());
+    for (a, b) in channel.w[0].iter().zip(&channel.w[1]) {
+        match (a.is_exact_zero(), b.is_exact_zero()) {
+            (true, true) => continue,
+            (true, false) => hi = None,
+            _ => {
+                let r = b.div(a).enclosure();
+                let r_lo = match r.lo() {
+                    Endpoint::Finite(x) => x.clone().max(Rational::new()),
+                    _ => Rational::new(),
+                };
+                lo = Some(lo.map_or(r_lo.clone(), |l| l.min(r_lo)));
+                hi = match (hi, r.hi()) {
+                    (Some(h), Endpoint::Finite(x)) => Some(h.max(x.clone())),
+                    _ => None,
+                };
+            }
+        }
+    }
+    (lo.unwrap_or_default(), hi)
+}
+
+/// The general engine: `T_{n−1,k}` by the dynamic program (pruned below `2^-tau_bits` when
+/// given), then the two shifts.
+pub fn general_pair<S: Scalar>(
+    channel: &Channel<S>,
+    index: &Arc<SimplexIndex>,
+    n: usize,
+    k: usize,
+    tau_bits: Option<u32>,
+    ctx: &S::Ctx,
+) -> PairLaw<S> {
+    let (common, omitted) =
+        index.histogram_law(n - 1, k, &channel.w[0], &channel.w[1], tau_bits, ctx);
+    let p = index.shifted(&common, n, &channel.w[0], ctx);
+    let q = index.shifted(&common, n, &channel.w[1], ctx);
+    let (ratio_lo, ratio_hi) = ratio_range(channel);
+    PairLaw {
+        n,
+        k,
+        p,
+        q,
+        omitted,
+        ratio_lo,
+        ratio_hi,
+        layout: Layout::General(index.clone()),
+    }
+}
+
+/// The binary fast path: `S = Bin(n−1−k, p0) ⊛ Bin(k, p1)` on windows, then the two shifts.
+pub fn binary_pair<S: Scalar>(
+    channel: &Channel<S>,
+    n: usize,
+    k: usize,
+    tau_bits: Option<u32>,
+    ctx: &S::Ctx,
+) -> PairLaw<S> {
+    let [w0, w1] = &channel.w;
+    let b0 = binomial_window(n - 1 - k, &w0[1], &w0[0], tau_bits, ctx);
+    let b1 = binomial_window(k, &w1[1], &w1[0], tau_bits, ctx);
+    let common = convolve(&b0, &b1, ctx);
+    let p = add_binary_user(&common, w0, ctx);
+    let q = add_binary_user(&common, w1, ctx);
+    let (ratio_lo, ratio_hi) = ratio_range(channel);
+    PairLaw {
+        n,
+        k,
+        p: p.values,
+        q: q.values,
+        omitted: common.omitted,
+        ratio_lo,
+        ratio_hi,
+        layout: Layout::Binary {
+            start: common.start,
+        },
+    }
+}

@@ -1,0 +1,334 @@
+//! Binary-input local randomizers: `W0`, `W1` on a finite output alphabet (Part I §2.1).
+//!
+//! Entries are exact rationals, or — for the families given by a real `ε0` — exact functions of
+//! `a = e^{ε0}`, which each backend encloses at its own precision.  A [`Mechanism`] is
+//! validated when it is built: rows non-negative, of equal length ≥ 2, each summing to exactly 1.
+
+mod family;
+mod parse;
+
+pub use family::Family;
+pub use parse::{load_mechanism, parse_family_string};
+
+use crate::arith::{ExpValue, Scalar};
+use crate::error::{Error, Result};
+use rug::Rational;
+
+/// One probability `W_b(y)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// An exact rational.
+    Exact(Rational),
+    /// `(num[0]·a + num[1]) / (den[0]·a + den[1])` with `a = e^{ε0}` irrational.
+    ExpFraction {
+        num: [Rational; 2],
+        den: [Rational; 2],
+    },
+}
+
+impl Entry {
+    fn value_at(&self, a: &Rational) -> Rational {
+        match self {
+            Entry::Exact(q) => q.clone(),
+            Entry::ExpFraction { num, den } => {
+                (Rational::from(&num[0] * a) + &num[1]) / (Rational::from(&den[0] * a) + &den[1])
+            }
+        }
+    }
+}
+
+/// A binary-input local randomizer `b ↦ W_b`.
+#[derive(Clone, Debug)]
+pub struct Mechanism {
+    /// A name for reports: the file's `name`, the family string, or the file's stem.
+    pub name: String,
+    /// Output labels, one per symbol.
+    pub outputs: Vec<String>,
+    /// `rows[0] = W0`, `rows[1] = W1`.
+    pub rows: [Vec<Entry>; 2],
+    /// The real ε0 when entries are [`Entry::ExpFraction`].
+    pub eps0: Option<Rational>,
+}
+
+/// The channel in a backend: `W_b(y)` as backend values, with their exact zero pattern.
+#[derive(Clone, Debug)]
+pub struct Channel<S> {
+    /// `w[b][y] = W_b(y)`.
+    pub w: [Vec<S>; 2],
+}
+
+impl<S: Scalar> Channel<S> {
+    /// The output alphabet size d.
+    pub fn d(&self) -> usize {
+        self.w[0].len()
+    }
+}
+
+impl Mechanism {
+    /// Builds and validates a mechanism from explicit rows.
+    pub fn new(
+        source_name: &str,
+        name: String,
+        outputs: Option<Vec<String>>,
+        rows: [Vec<Entry>; 2],
+        eps0: Option<Rational>,
+    ) -> Result<Self> {
+        let err = |field: &str, message: String| Error::Mechanism {
+            source_name: source_name.to_string(),
+            field: field.to_string(),
+            message,
+        };
+        let d = rows[0].len();
+        if d < 2 {
+            return Err(err("w0", format!("needs at least 2 outputs, has {d}")));
+        }
+        if rows[1].len() != d {
+            return Err(err(
+                "w1",
+                format!(
+                    "has {} entries but w0 has {d}: both rows must list the same outputs",
+                    rows[1].len()
+                ),
+            ));
+        }
+        let outputs = match outputs {
+            Some(labels) => {
+                if labels.len() != d {
+                    return Err(err(
+                        "outputs",
+                        format!("has {} labels for {d} outputs", labels.len()),
+                    ));
+                }
+                labels
+            }
+            None => (0..d).map(|y| y.to_string()).collect(),
+        };
+        let mechanism = Mechanism {
+            name,
+            outputs,
+            rows,
+            eps0,
+        };
+        // Validation at a representative a = e^{ε0}: families are valid for every a > 0 by
+        // construction, explicit rows are checked exactly.
+        let a = Rational::from(2);
+        for (b, row) in mechanism.rows.iter().enumerate() {
+            let mut sum = Rational::new();
+            for (y, entry) in row.iter().enumerate() {
+                let v = entry.value_at(&a);
+                if v < 0 {
+                    return Err(err(
+                        &format!("w{b}[{y}]"),
+                        format!("is negative ({})", crate::enclosure::exact_string(&v)),
+                    ));
+                }
+                if v > 1 {
+                    return Err(err(
+                        &format!("w{b}[{y}]"),
+                        format!("exceeds 1 ({})", crate::enclosure::exact_string(&v)),
+                    ));
+                }
+                sum += v;
+            }
+            if sum != 1 {
+                return Err(err(
+                    &format!("w{b}"),
+                    format!(
+                        "entries sum to {}, not exactly 1",
+                        crate::enclosure::exact_string(&sum)
+                    ),
+                ));
+            }
+        }
+        Ok(mechanism)
+    }
+
+    /// The output alphabet size d.
+    pub fn d(&self) -> usize {
+        self.rows[0].len()
+    }
+
+    /// True when every entry is rational (so the exact backend applies).
+    pub fn is_rational(&self) -> bool {
+        self.rows
+            .iter()
+            .flatten()
+            .all(|e| matches!(e, Entry::Exact(_)))
+    }
+
+    /// `W_b(y) = 0` exactly.  Family entries are always positive.
+    pub fn is_zero(&self, b: usize, y: usize) -> bool {
+        matches!(&self.rows[b][y], Entry::Exact(q) if *q == 0)
+    }
+
+    /// True when both rows have full support (`δ_full > 0` in Part I §2.3).
+    pub fn has_full_support(&self) -> bool {
+        (0..self.d()).all(|y| !self.is_zero(0, y) && !self.is_zero(1, y))
+    }
+
+    /// The exact rows, when the mechanism is rational.
+    pub fn rational_rows(&self) -> Option<[Vec<Rational>; 2]> {
+        let row = |b: usize| -> Option<Vec<Rational>> {
+            self.rows[b]
+                .iter()
+                .map(|e| match e {
+                    Entry::Exact(q) => Some(q.clone()),
+                    Entry::ExpFraction { .. } => None,
+                })
+                .collect()
+        };
+        Some([row(0)?, row(1)?])
+    }
+
+    /// The channel in backend `S`: each entry enclosed (exactly, for rational entries).
+    pub fn channel<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Channel<S>> {
+        let a = match &self.eps0 {
+            Some(eps0) if !self.is_rational() => match S::exp_rational(eps0, ctx) {
+                ExpValue::Enclosed(a) => Some(a),
+                ExpValue::Bracket { .. } => {
+                    return Err(Error::Unsupported(format!(
+                        "{}: entries depend on e^eps0 with eps0 = {}, which is irrational; the exact \
+                         backend needs rational entries (give exp_eps0 as a rational instead, or use \
+                         --backend interval or mpfr)",
+                        self.name,
+                        crate::enclosure::exact_string(eps0)
+                    )));
+                }
+            },
+            _ => None,
+        };
+        let convert = |e: &Entry| -> S {
+            match e {
+                Entry::Exact(q) => S::from_rational(q, ctx),
+                Entry::ExpFraction { num, den } => {
+                    let a = a
+                        .as_ref()
+                        .expect("a = e^eps0 is available for family entries");
+                    let n = a
+                        .mul(&S::from_rational(&num[0], ctx))
+                        .add(&S::from_rational(&num[1], ctx));
+                    let dd = a
+                        .mul(&S::from_rational(&den[0], ctx))
+                        .add(&S::from_rational(&den[1], ctx));
+                    n.div(&dd)
+                }
+            }
+        };
+        Ok(Channel {
+            w: [
+                self.rows[0].iter().map(convert).collect(),
+                self.rows[1].iter().map(convert).collect(),
+            ],
+        })
+    }
+
+    /// The likelihood ratios `w(y) = W1(y)/W0(y)` as exact rationals or `None` for `+∞`
+    /// (symbols with `W0(y) = 0 < W1(y)`), skipping symbols with `W0(y) = W1(y) = 0`.  Only for
+    /// rational mechanisms.
+    pub fn ratio_range_rational(&self) -> Option<(Rational, Option<Rational>)> {
+        let [w0, w1] = self.rational_rows()?;
+        let mut lo: Option<Rational> = None;
+        let mut hi: Option<Option<Rational>> = None;
+        for (a, b) in w0.iter().zip(&w1) {
+            if *a == 0 && *b == 0 {
+                continue;
+            }
+            let r = if *a == 0 {
+                None
+            } else {
+                Some(Rational::from(b / a))
+            };
+            if let Some(r) = &r {
+                lo = Some(match lo {
+                    Some(l) if l <= *r => l,
+                    _ => r.clone(),
+                });
+            }
+            hi = Some(match (hi, &r) {
+                (Some(None), _) | (_, None) => None,
+                (Some(Some(h)), Some(r)) => Some(if h >= *r { h } else { r.clone() }),
+                (None, Some(r)) => Some(r.clone()),
+            });
+        }
+        Some((lo.unwrap_or_default(), hi.unwrap_or(None)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::exact::ExactCtx;
+    use inari::Interval;
+
+    fn q(s: &str) -> Rational {
+        crate::enclosure::parse_rational(s).unwrap()
+    }
+
+    fn rows(a: &[&str], b: &[&str]) -> [Vec<Entry>; 2] {
+        [
+            a.iter().map(|s| Entry::Exact(q(s))).collect(),
+            b.iter().map(|s| Entry::Exact(q(s))).collect(),
+        ]
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let e = Mechanism::new(
+            "m.toml",
+            "m".into(),
+            None,
+            rows(&["0.7", "0.2"], &["0.5", "0.5"]),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("m.toml") && e.contains("w0") && e.contains("sum to 0.9"),
+            "{e}"
+        );
+        let e = Mechanism::new(
+            "m.toml",
+            "m".into(),
+            None,
+            rows(&["1.1", "-0.1"], &["0.5", "0.5"]),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("w0[0]"), "{e}");
+        let e = Mechanism::new("m.toml", "m".into(), None, rows(&["1"], &["1"]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least 2"), "{e}");
+        let e = Mechanism::new(
+            "m.toml",
+            "m".into(),
+            None,
+            rows(&["0.5", "0.5"], &["1", "0", "0"]),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("w1") && e.contains("same outputs"), "{e}");
+    }
+
+    #[test]
+    fn ratio_range() {
+        let m = Mechanism::new(
+            "m",
+            "m".into(),
+            None,
+            rows(&["0.5", "0.5", "0"], &["0.25", "0.5", "0.25"]),
+            None,
+        )
+        .unwrap();
+        let (lo, hi) = m.ratio_range_rational().unwrap();
+        assert_eq!(lo, q("0.5"));
+        assert_eq!(hi, None);
+        assert!(!m.has_full_support());
+        let c = m.channel::<Interval>(&()).unwrap();
+        assert!(c.w[0][2].is_exact_zero());
+        let exact = m.channel::<Rational>(&ExactCtx::default()).unwrap();
+        assert_eq!(exact.w[1][0], q("1/4"));
+    }
+}

@@ -1,0 +1,312 @@
+//! Reading mechanisms: TOML or JSON files, and family strings such as `binary-rr:eps0=1` or
+//! `k-rr:k=4,exp_eps0=3`.
+//!
+//! A file gives either explicit rows
+//!
+//! ```toml
+//! name = "ternary"                 # optional
+//! outputs = ["a", "b", "c"]        # optional labels
+//! w0 = ["0.70", "0.20", "0.10"]    # exact strings: decimals or fractions such as "7/10"
+//! w1 = ["0.15", "0.55", "0.30"]
+//! ```
+//!
+//! or a family: `family = "binary-rr"` or `"k-rr"` with `eps0` (a decimal, the real ε0) or
+//! `exp_eps0` (a rational, e^ε0), and `k` for k-RR.  Entries are read exactly; numbers written
+//! as TOML/JSON floats are taken as the decimal they print as, but strings are recommended.
+
+use super::family::{Family, LocalParameter};
+use super::{Entry, Mechanism};
+use crate::enclosure::parse_rational;
+use crate::error::{Error, Result};
+use rug::Rational;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Reads a mechanism from a family string or a file path.
+pub fn load_mechanism(spec: &str) -> Result<Mechanism> {
+    let family_prefix = ["binary-rr", "k-rr"]
+        .iter()
+        .any(|f| spec == *f || spec.starts_with(&format!("{f}:")));
+    if family_prefix && !Path::new(spec).exists() {
+        return parse_family_string(spec);
+    }
+    let text = std::fs::read_to_string(spec).map_err(|e| Error::Io {
+        path: spec.to_string(),
+        message: format!("cannot read mechanism file: {e}"),
+    })?;
+    let value = parse_document(spec, &text)?;
+    let stem = Path::new(spec)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| spec.to_string());
+    mechanism_from_value(spec, &stem, value)
+}
+
+fn parse_document(path: &str, text: &str) -> Result<Value> {
+    let err = |message: String| Error::Mechanism {
+        source_name: path.to_string(),
+        field: "(file)".to_string(),
+        message,
+    };
+    let is_json = path.ends_with(".json") || text.trim_start().starts_with('{');
+    if is_json {
+        serde_json::from_str(text).map_err(|e| err(format!("invalid JSON: {e}")))
+    } else {
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| err(format!("invalid TOML: {}", e.message())))?;
+        serde_json::to_value(table).map_err(|e| err(format!("unreadable TOML: {e}")))
+    }
+}
+
+fn mechanism_from_value(source: &str, stem: &str, value: Value) -> Result<Mechanism> {
+    let err = |field: &str, message: String| Error::Mechanism {
+        source_name: source.to_string(),
+        field: field.to_string(),
+        message,
+    };
+    let Value::Object(map) = value else {
+        return Err(err("(file)", "the top level must be a table/object".into()));
+    };
+    let name = match map.get("name") {
+        None => stem.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(err("name", "must be a string".into())),
+    };
+    if let Some(family) = map.get("family") {
+        let Value::String(family) = family else {
+            return Err(err(
+                "family",
+                "must be a string: \"binary-rr\" or \"k-rr\"".into(),
+            ));
+        };
+        check_keys(source, &map, &["name", "family", "eps0", "exp_eps0", "k"])?;
+        let fam = match family.as_str() {
+            "binary-rr" => {
+                if map.contains_key("k") {
+                    return Err(err("k", "applies to k-rr only".into()));
+                }
+                Family::BinaryRr
+            }
+            "k-rr" => {
+                let k = match map.get("k") {
+                    Some(Value::Number(n)) => {
+                        n.as_u64().filter(|k| *k <= 1 << 20).ok_or_else(|| {
+                            err(
+                                "k",
+                                format!("must be a whole number from 2 to 1048576, got {n}"),
+                            )
+                        })?
+                    }
+                    Some(Value::String(s)) => s
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|k| *k <= 1 << 20)
+                        .ok_or_else(|| {
+                            err(
+                                "k",
+                                format!("must be a whole number from 2 to 1048576, got \"{s}\""),
+                            )
+                        })?,
+                    Some(_) => return Err(err("k", "must be a whole number".into())),
+                    None => return Err(err("k", "k-rr needs the alphabet size k".into())),
+                };
+                Family::KRr { k: k as u32 }
+            }
+            other => {
+                return Err(err(
+                    "family",
+                    format!("unknown family \"{other}\"; known: binary-rr, k-rr"),
+                ));
+            }
+        };
+        let parameter = local_parameter(source, map.get("eps0"), map.get("exp_eps0"))?;
+        return fam.mechanism(source, name, parameter);
+    }
+    check_keys(source, &map, &["name", "outputs", "w0", "w1"])?;
+    let outputs = match map.get("outputs") {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    Value::Number(n) => Ok(n.to_string()),
+                    _ => Err(err(&format!("outputs[{i}]"), "must be a string".into())),
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        Some(_) => return Err(err("outputs", "must be a list of labels".into())),
+    };
+    let row = |field: &str| -> Result<Vec<Entry>> {
+        let Some(v) = map.get(field) else {
+            return Err(err(
+                field,
+                "missing: give w0 and w1 as lists of exact strings, or a family".into(),
+            ));
+        };
+        let Value::Array(items) = v else {
+            return Err(err(
+                field,
+                "must be a list of probabilities such as [\"0.7\", \"0.3\"]".into(),
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| exact_number(source, &format!("{field}[{i}]"), item).map(Entry::Exact))
+            .collect()
+    };
+    let rows = [row("w0")?, row("w1")?];
+    Mechanism::new(source, name, outputs, rows, None)
+}
+
+fn check_keys(source: &str, map: &Map<String, Value>, allowed: &[&str]) -> Result<()> {
+    for key in map.keys() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(Error::Mechanism {
+                source_name: source.to_string(),
+                field: key.clone(),
+                message: format!("unknown field; expected one of: {}", allowed.join(", ")),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An exact rational from a string (`"0.7"`, `"7/10"`) or a number (taken as printed).
+fn exact_number(source: &str, field: &str, v: &Value) -> Result<Rational> {
+    let err = |message: String| Error::Mechanism {
+        source_name: source.to_string(),
+        field: field.to_string(),
+        message,
+    };
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => {
+            return Err(err(
+                "must be a number written as a string, e.g. \"0.7\" or \"7/10\"".into(),
+            ));
+        }
+    };
+    parse_rational(&text)
+        .ok_or_else(|| err(format!("\"{text}\" is not an exact decimal or fraction")))
+}
+
+fn local_parameter(
+    source: &str,
+    eps0: Option<&Value>,
+    exp_eps0: Option<&Value>,
+) -> Result<LocalParameter> {
+    match (eps0, exp_eps0) {
+        (Some(_), Some(_)) => Err(Error::Mechanism {
+            source_name: source.to_string(),
+            field: "eps0".to_string(),
+            message: "give eps0 or exp_eps0, not both".into(),
+        }),
+        (Some(v), None) => Ok(LocalParameter::Eps0(exact_number(source, "eps0", v)?)),
+        (None, Some(v)) => Ok(LocalParameter::ExpEps0(exact_number(
+            source, "exp_eps0", v,
+        )?)),
+        (None, None) => Err(Error::Mechanism {
+            source_name: source.to_string(),
+            field: "eps0".to_string(),
+            message: "a family needs eps0 (decimal) or exp_eps0 (rational e^eps0)".into(),
+        }),
+    }
+}
+
+/// Parses `binary-rr:eps0=1` or `k-rr:k=4,exp_eps0=3`.
+pub fn parse_family_string(spec: &str) -> Result<Mechanism> {
+    let (family, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut map = Map::new();
+    map.insert("family".into(), Value::String(family.to_string()));
+    for part in params.split(',').filter(|p| !p.trim().is_empty()) {
+        let Some((key, value)) = part.split_once('=') else {
+            return Err(Error::Mechanism {
+                source_name: spec.to_string(),
+                field: part.trim().to_string(),
+                message: "expected key=value, e.g. binary-rr:eps0=1 or k-rr:k=4,exp_eps0=3".into(),
+            });
+        };
+        let key = key.trim();
+        if map.contains_key(key) {
+            return Err(Error::Mechanism {
+                source_name: spec.to_string(),
+                field: key.to_string(),
+                message: "given twice".into(),
+            });
+        }
+        map.insert(key.to_string(), Value::String(value.trim().to_string()));
+    }
+    mechanism_from_value(spec, spec, Value::Object(map)).map(|mut m| {
+        m.name = spec.to_string();
+        m
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_strings() {
+        let m = parse_family_string("k-rr:k=4,exp_eps0=3").unwrap();
+        assert_eq!(m.d(), 4);
+        assert!(m.is_rational());
+        let m = parse_family_string("binary-rr:eps0=1").unwrap();
+        assert_eq!(m.d(), 2);
+        assert!(!m.is_rational());
+        let m = parse_family_string("binary-rr:exp_eps0=3/2").unwrap();
+        assert_eq!(m.rational_rows().unwrap()[0][0], Rational::from((3, 5)));
+        for (bad, field) in [
+            ("k-rr:exp_eps0=3", "k"),
+            ("k-rr:k=1,exp_eps0=3", "k"),
+            ("binary-rr:eps0=1,exp_eps0=2", "eps0"),
+            ("binary-rr:eps0=abc", "eps0"),
+            ("binary-rr:eps0=-1", "eps0"),
+            ("binary-rr:exp_eps0=1/2", "exp_eps0"),
+            ("binary-rr:delta=1", "delta"),
+            ("binary-rr:eps0", "eps0"),
+            ("binary-rr:k=3,eps0=1", "k"),
+        ] {
+            let e = parse_family_string(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with(bad) && e.contains(&format!(": {field}")),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn toml_and_json_documents() {
+        let toml_text = "name = \"t\"\nw0 = [\"0.7\", \"3/10\"]\nw1 = [\"0.4\", 0.6]\n";
+        let v = parse_document("x.toml", toml_text).unwrap();
+        let m = mechanism_from_value("x.toml", "x", v).unwrap();
+        assert_eq!(m.name, "t");
+        assert_eq!(m.rational_rows().unwrap()[1][1], Rational::from((3, 5)));
+        let json_text = r#"{"family": "k-rr", "k": 3, "eps0": "0.5"}"#;
+        let v = parse_document("x.json", json_text).unwrap();
+        let m = mechanism_from_value("x.json", "x", v).unwrap();
+        assert_eq!(m.d(), 3);
+        let bad = parse_document(
+            "x.toml",
+            "w0 = [\"0.5\", \"0.5\"]\nw1 = [\"0.5\", \"0.5\"]\nw2 = 1\n",
+        )
+        .unwrap();
+        let e = mechanism_from_value("x.toml", "x", bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("w2") && e.contains("unknown field"), "{e}");
+        let e = parse_document("x.toml", "w0 = [").unwrap_err().to_string();
+        assert!(e.contains("invalid TOML"), "{e}");
+        let bad =
+            parse_document("x.toml", "w0 = [\"0.5\", true]\nw1 = [\"0.5\", \"0.5\"]\n").unwrap();
+        let e = mechanism_from_value("x.toml", "x", bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("w0[1]"), "{e}");
+    }
+}

@@ -1,0 +1,297 @@
+//! Questions about one neighbouring pair — δ at given ε, ε for a target δ, divergences —
+//! answered in a chosen backend.
+//!
+//! The `interval` backend (f64 intervals) is fast but loses relative precision where a
+//! positive-part sum cancels (`Q − e^ε P` is tiny compared with `Q` near the curve's support
+//! boundary, increasingly so as n grows).  When a certified answer comes out wider than the
+//! requested relative width, the question is answered again with MPFR intervals of 128 bits
+//! (and 256 if needed); the report says which arithmetic produced it.
+
+use crate::arith::Scalar;
+use crate::arith::exact::ExactCtx;
+use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::enclosure::{Enclosure, Endpoint};
+use crate::error::{Error, Result};
+use crate::exact::curve::{self, Direction, EpsilonCertificate};
+use crate::exact::divergence::{self, Divergences};
+use crate::exact::pair::{Layout, PairLaw, PairOptions, pair_law};
+use crate::mechanism::Mechanism;
+use inari::Interval;
+use rug::Rational;
+
+/// The arithmetic backend, as chosen on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Exact rationals (GMP).
+    Exact,
+    /// f64 intervals (inari), escalating to MPFR when too wide.
+    Interval,
+    /// MPFR intervals with this many bits.
+    Mpfr { precision: u32 },
+}
+
+impl Backend {
+    /// The name reports use.
+    pub fn label(&self) -> String {
+        match self {
+            Backend::Exact => "exact".to_string(),
+            Backend::Interval => "interval".to_string(),
+            Backend::Mpfr { precision } => format!("mpfr-{precision}"),
+        }
+    }
+}
+
+/// One pair `(T_{n,k}, T_{n,k+1})` and how to compute it.
+#[derive(Clone, Debug)]
+pub struct PairQuery {
+    pub mechanism: Mechanism,
+    pub n: u64,
+    pub k: u64,
+    pub options: PairOptions,
+    pub backend: Backend,
+    /// Settings of the exact backend (precision of its brackets).
+    pub exact_ctx: ExactCtx,
+    /// With the interval backend: recompute in MPFR when an answer's relative width exceeds
+    /// this (`None`: never).
+    pub escalate_above: Option<f64>,
+}
+
+/// An answer with how it was obtained.
+#[derive(Clone, Debug)]
+pub struct Computed<R> {
+    pub result: R,
+    /// The arithmetic that produced the answer, e.g. `interval` or `mpfr-128`.
+    pub arithmetic: String,
+    /// `binary` or `general`.
+    pub engine: &'static str,
+    /// Number of histogram states stored.
+    pub states: usize,
+    /// Certified upper bound on the mass omitted by truncation (0 when none).
+    pub omitted: Rational,
+}
+
+/// An answer whose precision can be judged.
+pub trait Widths {
+    /// The largest relative width among the answer's values that are ≥ `floor` (values below
+    /// it are small enough that their absolute width is what matters).
+    fn worst_relative_width(&self, floor: f64) -> f64;
+}
+
+fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
+    if e.hi().to_f64() < floor || e.hi() == &Endpoint::PosInf && e.lo() == &Endpoint::PosInf {
+        0.0
+    } else {
+        e.relative_width()
+    }
+}
+
+/// A computation on a pair, written once for every backend.
+pub trait PairJob {
+    type Output: Widths;
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Self::Output>;
+}
+
+/// Runs `job` on the query's pair in its backend (escalating precision if asked).
+pub fn answer<J: PairJob>(query: &PairQuery, job: &J) -> Result<Computed<J::Output>> {
+    match query.backend {
+        Backend::Exact => {
+            if !query.mechanism.is_rational() {
+                return Err(Error::Unsupported(format!(
+                    "{}: the exact backend needs rational mechanism entries (give exp_eps0 as a rational, or use --backend interval or mpfr)",
+                    query.mechanism.name
+                )));
+            }
+            run_in::<Rational, J>(query, job, &query.exact_ctx, "exact".into())
+        }
+        Backend::Mpfr { precision } => {
+            run_in::<MpfrInterval, J>(query, job, &MpfrCtx { precision }, query.backend.label())
+        }
+        Backend::Interval => {
+            let first = run_in::<Interval, J>(query, job, &(), "interval".into())?;
+            let Some(target) = query.escalate_above else {
+                return Ok(first);
+            };
+            if first.result.worst_relative_width(1e-12) <= target {
+                return Ok(first);
+            }
+            let mut last = first;
+            for precision in [128, 256] {
+                let label = format!(
+                    "mpfr-{precision} (escalated from interval: f64 enclosure wider than {target:e})"
+                );
+                let next = run_in::<MpfrInterval, J>(query, job, &MpfrCtx { precision }, label)?;
+                let done = next.result.worst_relative_width(1e-12) <= target;
+                last = next;
+                if done {
+                    break;
+                }
+            }
+            Ok(last)
+        }
+    }
+}
+
+fn run_in<S: Scalar, J: PairJob>(
+    query: &PairQuery,
+    job: &J,
+    ctx: &S::Ctx,
+    arithmetic: String,
+) -> Result<Computed<J::Output>> {
+    let law = pair_law::<S>(&query.mechanism, query.n, query.k, &query.options, ctx)?;
+    let result = job.run(&law, ctx)?;
+    Ok(Computed {
+        result,
+        arithmetic,
+        engine: match law.layout {
+            Layout::Binary { .. } => "binary",
+            Layout::General(_) => "general",
+        },
+        states: law.len(),
+        omitted: law.omitted.clone(),
+    })
+}
+
+/// A privacy threshold: ε as a rational, or `e^ε` given directly.
+#[derive(Clone, Debug)]
+pub enum Threshold {
+    Eps(Rational),
+    ExpEps(Rational),
+}
+
+impl Threshold {
+    /// ε as a decimal string (exact), or `ln(p/q)` for an `e^ε` given directly.
+    pub fn eps_text(&self) -> String {
+        match self {
+            Threshold::Eps(e) => crate::enclosure::exact_string(e),
+            Threshold::ExpEps(c) => format!("ln({})", crate::enclosure::exact_string(c)),
+        }
+    }
+}
+
+/// δ at each threshold, both directions and two-sided.
+pub struct DeltaJob {
+    pub thresholds: Vec<Threshold>,
+}
+
+/// δ in both directions at one threshold.
+#[derive(Clone, Debug)]
+pub struct DeltaRow {
+    pub threshold: Threshold,
+    pub qp: Enclosure,
+    pub pq: Enclosure,
+    /// `max(δ_{Q‖P}, δ_{P‖Q})`.
+    pub two_sided: Enclosure,
+}
+
+impl PairJob for DeltaJob {
+    type Output = Vec<DeltaRow>;
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Vec<DeltaRow>> {
+        Ok(self
+            .thresholds
+            .iter()
+            .map(|t| {
+                let at = |dir| match t {
+                    Threshold::Eps(e) => curve::delta(law, dir, e, ctx),
+                    Threshold::ExpEps(c) => curve::delta_at_exp(law, dir, c, ctx),
+                };
+                let qp = at(Direction::Qp);
+                let pq = at(Direction::Pq);
+                let two_sided = qp.max(&pq);
+                DeltaRow {
+                    threshold: t.clone(),
+                    qp,
+                    pq,
+                    two_sided,
+                }
+            })
+            .collect())
+    }
+}
+
+impl Widths for Vec<DeltaRow> {
+    fn worst_relative_width(&self, floor: f64) -> f64 {
+        self.iter()
+            .flat_map(|r| [&r.qp, &r.pq])
+            .map(|e| relative_width_above(e, floor))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// ε for a target δ, both directions and two-sided.
+pub struct EpsilonJob {
+    pub delta: Rational,
+}
+
+/// The certified ε in each direction.
+#[derive(Clone, Debug)]
+pub struct EpsilonRow {
+    pub qp: EpsilonCertificate,
+    pub pq: EpsilonCertificate,
+    /// `max` of the two: the smallest ε with both curves ≤ δ.
+    pub two_sided: Enclosure,
+}
+
+impl PairJob for EpsilonJob {
+    type Output = EpsilonRow;
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<EpsilonRow> {
+        let qp = curve::epsilon_for_delta(law, Direction::Qp, &self.delta, ctx)?;
+        let pq = curve::epsilon_for_delta(law, Direction::Pq, &self.delta, ctx)?;
+        let two_sided = qp.eps.max(&pq.eps);
+        Ok(EpsilonRow { qp, pq, two_sided })
+    }
+}
+
+impl Widths for EpsilonRow {
+    fn worst_relative_width(&self, _floor: f64) -> f64 {
+        [&self.qp.eps, &self.pq.eps]
+            .iter()
+            .map(|e| {
+                if e.lo() == &Endpoint::PosInf {
+                    0.0
+                } else {
+                    e.relative_width()
+                }
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+/// TV, KL both ways, JSD, χ², squared Hellinger and Rényi divergences.
+pub struct DivergenceJob {
+    pub renyi_orders: Vec<Rational>,
+}
+
+impl PairJob for DivergenceJob {
+    type Output = Divergences;
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Divergences> {
+        for a in &self.renyi_orders {
+            if *a <= 1 {
+                return Err(Error::argument(
+                    "--renyi-order",
+                    format!(
+                        "orders must exceed 1, got {}",
+                        crate::enclosure::exact_string(a)
+                    ),
+                ));
+            }
+        }
+        Ok(divergence::divergences(law, &self.renyi_orders, ctx))
+    }
+}
+
+impl Widths for Divergences {
+    fn worst_relative_width(&self, floor: f64) -> f64 {
+        [
+            &self.tv,
+            &self.kl_qp,
+            &self.kl_pq,
+            &self.jsd,
+            &self.chi2_qp,
+            &self.hellinger2,
+        ]
+        .into_iter()
+        .chain(self.renyi_qp.iter().map(|(_, e)| e))
+        .map(|e| relative_width_above(e, floor))
+        .fold(0.0, f64::max)
+    }
+}
