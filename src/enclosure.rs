@@ -303,9 +303,9 @@ fn decimal_rounded(q: &Rational, digits: u32, dir: Direction) -> String {
     }
     let e = decimal_exponent(q);
     let shift = i64::from(digits) - 1 - e;
-    let scaled = Rational::from(q * pow10(shift));
+    let scaled = q * pow10(shift);
     let mut m = Integer::from(scaled.floor_ref());
-    let exact = Rational::from(&m) == scaled;
+    let exact = m == scaled;
     if dir == Direction::Up && !exact {
         m += 1;
     }
@@ -377,7 +377,7 @@ pub fn exact_string(q: &Rational) -> String {
         return fraction;
     }
     let shift = twos.max(fives);
-    let scaled = Rational::from(q * pow10(i64::from(shift)));
+    let scaled = q * pow10(i64::from(shift));
     let decimal = format_scaled(scaled.numer().clone(), i64::from(shift));
     if decimal.len() <= fraction.len() + 8 {
         decimal

@@ -23,6 +23,9 @@ pub enum Error {
     /// The chosen backend cannot compute this quantity (e.g. irrational inputs in exact mode).
     #[error("{0}")]
     Unsupported(String),
+    /// An internal consistency check failed: a bug, reported instead of any number.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A file could not be read.
     #[error("{path}: {message}")]
     Io { path: String, message: String },

@@ -12,6 +12,7 @@ use crate::arith::exact::ExactCtx;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
+use crate::exact::canonical;
 use crate::exact::curve::{self, Direction, EpsilonCertificate};
 use crate::exact::divergence::{self, Divergences};
 use crate::exact::pair::{Layout, PairLaw, PairOptions, pair_law};
@@ -68,6 +69,9 @@ pub struct Computed<R> {
     pub states: usize,
     /// Certified upper bound on the mass omitted by truncation (0 when none).
     pub omitted: Rational,
+    /// For k = 0: the number of states where the likelihood ratio was checked against the
+    /// canonical closed form (Part I §4), all of which agreed.
+    pub canonical_states_checked: Option<usize>,
 }
 
 /// An answer whose precision can be judged.
@@ -138,6 +142,16 @@ fn run_in<S: Scalar, J: PairJob>(
     arithmetic: String,
 ) -> Result<Computed<J::Output>> {
     let law = pair_law::<S>(&query.mechanism, query.n, query.k, &query.options, ctx)?;
+    let uncontaminated = law.is_complete() || matches!(law.layout, Layout::Binary { .. });
+    let canonical_states_checked = if query.k == 0
+        && uncontaminated
+        && (0..query.mechanism.d()).all(|y| !query.mechanism.is_zero(0, y))
+    {
+        let channel = query.mechanism.channel::<S>(ctx)?;
+        Some(canonical::cross_check_canonical(&law, &channel, ctx)?)
+    } else {
+        None
+    };
     let result = job.run(&law, ctx)?;
     Ok(Computed {
         result,
@@ -148,6 +162,7 @@ fn run_in<S: Scalar, J: PairJob>(
         },
         states: law.len(),
         omitted: law.omitted.clone(),
+        canonical_states_checked,
     })
 }
 

@@ -92,7 +92,7 @@ impl Scalar for Interval {
     }
 
     fn add_assign(&mut self, rhs: &Self) {
-        *self = *self + *rhs;
+        *self += *rhs;
     }
 
     fn add_mul_assign(&mut self, a: &Self, b: &Self) {
@@ -150,6 +150,11 @@ impl Transcendental for Interval {
 
     fn pow(&self, e: &Self) -> Self {
         Interval::pow(*self, *e)
+    }
+
+    fn midpoint(&self) -> Self {
+        let m = self.mid();
+        make(m, m)
     }
 
     fn hull(&self, rhs: &Self) -> Self {

@@ -126,6 +126,8 @@ pub trait Transcendental: Scalar {
     fn sqrt(&self) -> Self;
     /// `self^e` for `self ≥ 0`.
     fn pow(&self, e: &Self) -> Self;
+    /// A single exactly representable point of the interval (near its middle).
+    fn midpoint(&self) -> Self;
     /// The interval hull `[min(lo), max(hi)]`.
     fn hull(&self, rhs: &Self) -> Self;
     /// `self ∩ [lo, hi]` where `hi = None` means +∞; used only when the true value is known to

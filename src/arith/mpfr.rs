@@ -1,8 +1,9 @@
 //! The `mpfr` backend: intervals whose endpoints are MPFR floats of a chosen precision, each
 //! operation rounding the lower endpoint down and the upper endpoint up.
 //!
-//! MPFR's exponent range (about ±2^62) means probabilities such as 10^-300000 are represented
-//! without underflow, which the f64 backend cannot do.
+//! MPFR's default exponent range (±(2^30 − 1) binary orders of magnitude) means probabilities
+//! such as 10^-300000 are represented without underflow, which the f64 backend cannot do; beyond
+//! it, under- and overflow still round outward.
 
 use super::{ExpValue, Scalar, Transcendental};
 use crate::enclosure::{Enclosure, Endpoint};
@@ -322,6 +323,20 @@ impl Transcendental for MpfrInterval {
             .reduce(|a, b| if b > a { b } else { a })
             .expect("corners");
         MpfrInterval::from_floats(lo, hi)
+    }
+
+    fn midpoint(&self) -> Self {
+        if self.lo.is_infinite() || self.hi.is_infinite() {
+            let p = if self.lo.is_infinite() {
+                self.hi.clone()
+            } else {
+                self.lo.clone()
+            };
+            return MpfrInterval::from_floats(p.clone(), p);
+        }
+        // (lo + hi)/2 correctly rounded lies in [lo, hi] (rounding is monotone).
+        let m = Float::with_val(self.prec(), &self.lo + &self.hi) / 2u32;
+        MpfrInterval::from_floats(m.clone(), m)
     }
 
     fn hull(&self, rhs: &Self) -> Self {

@@ -33,11 +33,11 @@ pub struct PairArgs {
     pub mechanism: String,
 
     /// Number of users n (≥ 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub n: String,
 
     /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
     pub k: String,
 
     /// Arithmetic backend.
@@ -82,11 +82,16 @@ pub struct DeltaArgs {
     pub pair: PairArgs,
 
     /// ε values (exact decimals ≥ 0), comma-separated.
-    #[arg(long, value_name = "E[,E…]", required_unless_present = "exp_eps")]
+    #[arg(
+        long,
+        value_name = "E[,E…]",
+        required_unless_present = "exp_eps",
+        allow_hyphen_values = true
+    )]
     pub eps: Option<String>,
 
     /// e^ε values given directly as rationals ≥ 1 (e.g. 3/2), comma-separated.
-    #[arg(long, value_name = "C[,C…]")]
+    #[arg(long, value_name = "C[,C…]", allow_hyphen_values = true)]
     pub exp_eps: Option<String>,
 }
 
@@ -96,7 +101,7 @@ pub struct EpsilonArgs {
     pub pair: PairArgs,
 
     /// Target δ, strictly between 0 and 1 (e.g. 1e-5).
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
 }
 
@@ -106,7 +111,12 @@ pub struct DivergenceArgs {
     pub pair: PairArgs,
 
     /// Rényi orders α > 1, comma-separated.
-    #[arg(long, value_name = "A[,A…]", default_value = "2")]
+    #[arg(
+        long,
+        value_name = "A[,A…]",
+        default_value = "2",
+        allow_hyphen_values = true
+    )]
     pub renyi_order: String,
 }
 

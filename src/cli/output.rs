@@ -56,6 +56,7 @@ fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> V
         "engine": computed.engine,
         "states": computed.states,
         "omitted_mass_bound": exact_or_rounded_up(&computed.omitted),
+        "canonical_cross_check_states": computed.canonical_states_checked,
     })
 }
 

@@ -105,6 +105,7 @@ pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
                 EngineArg::Binary => Engine::Binary,
             },
             truncate: !args.no_truncation,
+            truncation_bits: None,
             memory_limit,
         },
         backend,

@@ -74,6 +74,26 @@ impl Divergence {
         }
     }
 
+    /// `f̃` over an interval `L`, as the intersection of the natural extension and the
+    /// mean-value form `f̃(l0) + f̃'(L)(L − l0)` (valid since f̃ is differentiable on (0, ∞));
+    /// the latter is far tighter for narrow L, where the natural extension suffers from the
+    /// dependency problem.
+    fn f_enclosure<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
+        let natural = self.f(l, ctx);
+        // The mean-value form needs L inside (0, ∞): bounded and away from 0.
+        let e = l.enclosure();
+        let inside = matches!(e.lo(), Endpoint::Finite(x) if *x > 0)
+            && matches!(e.hi(), Endpoint::Finite(_));
+        if !inside {
+            return natural;
+        }
+        let l0 = l.midpoint();
+        let mean_value = self.f(&l0, ctx).add(&self.f_prime(l, ctx).mul(&l.sub(&l0)));
+        let lo = natural.max(&mean_value);
+        // Intersection: the larger lower end and the smaller upper end.
+        natural.clamp_to(&lo, Some(&mean_value))
+    }
+
     /// `f̃'(l)`.
     fn f_prime<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
         let one = S::one(ctx);
@@ -149,7 +169,7 @@ pub fn f_divergence<S: Transcendental>(
             },
             (false, false) => {
                 let l = q.div(p).clamp_to(&ratio_lo, ratio_hi.as_ref());
-                p.mul(&div.f(&l, ctx)).pos_part()
+                p.mul(&div.f_enclosure(&l, ctx)).pos_part()
             }
         };
         sum.add_assign(&term);

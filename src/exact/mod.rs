@@ -2,6 +2,7 @@
 //! identities, privacy curves and divergences — every value a certified enclosure.
 
 pub mod binary;
+pub mod canonical;
 pub mod curve;
 pub mod divergence;
 pub mod histogram;

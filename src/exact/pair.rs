@@ -31,6 +31,9 @@ pub struct PairOptions {
     /// Allow truncation with a certified bound on the omitted mass (interval and MPFR
     /// backends only; the exact backend never truncates).
     pub truncate: bool,
+    /// Truncation threshold `2^-bits` relative to the largest value, overriding the backend's
+    /// default ([`Scalar::truncation_bits`]); coarse values make truncation visible in tests.
+    pub truncation_bits: Option<u32>,
     /// Refuse problems whose estimated memory exceeds this many bytes.
     pub memory_limit: u64,
 }
@@ -40,6 +43,7 @@ impl Default for PairOptions {
         PairOptions {
             engine: Engine::Auto,
             truncate: true,
+            truncation_bits: None,
             memory_limit: 8 << 30,
         }
     }
@@ -164,8 +168,8 @@ pub fn pair_law<S: Scalar>(
     let n = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
     let k = k as usize;
     // Truncation needs full support (so that L is bounded and nothing singular is dropped).
-    let tau_bits = if options.truncate && mechanism.has_full_support() {
-        S::truncation_bits(ctx)
+    let tau_bits = if options.truncate && mechanism.has_full_support() && !S::EXACT {
+        options.truncation_bits.or_else(|| S::truncation_bits(ctx))
     } else {
         None
     };

@@ -11,8 +11,9 @@
 //! ```
 //!
 //! or a family: `family = "binary-rr"` or `"k-rr"` with `eps0` (a decimal, the real ε0) or
-//! `exp_eps0` (a rational, e^ε0), and `k` for k-RR.  Entries are read exactly; numbers written
-//! as TOML/JSON floats are taken as the decimal they print as, but strings are recommended.
+//! `exp_eps0` (a rational, e^ε0), and `k` for k-RR.  Entries are read exactly, so they are
+//! written as strings; whole numbers may be bare, but a bare float (`0.7`) is refused, because
+//! the TOML/JSON reader has already rounded it to a double.
 
 use super::family::{Family, LocalParameter};
 use super::{Entry, Mechanism};
@@ -184,7 +185,12 @@ fn exact_number(source: &str, field: &str, v: &Value) -> Result<Rational> {
     };
     let text = match v {
         Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
+        Value::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
+        Value::Number(n) => {
+            return Err(err(format!(
+                "write the number {n} as a string (\"{n}\") so that it is read exactly, not rounded to a double"
+            )));
+        }
         _ => {
             return Err(err(
                 "must be a number written as a string, e.g. \"0.7\" or \"7/10\"".into(),
@@ -282,11 +288,16 @@ mod tests {
 
     #[test]
     fn toml_and_json_documents() {
-        let toml_text = "name = \"t\"\nw0 = [\"0.7\", \"3/10\"]\nw1 = [\"0.4\", 0.6]\n";
+        let toml_text = "name = \"t\"\nw0 = [\"0.7\", \"3/10\"]\nw1 = [0, 1]\n";
         let v = parse_document("x.toml", toml_text).unwrap();
         let m = mechanism_from_value("x.toml", "x", v).unwrap();
         assert_eq!(m.name, "t");
-        assert_eq!(m.rational_rows().unwrap()[1][1], Rational::from((3, 5)));
+        assert_eq!(m.rational_rows().unwrap()[1][1], Rational::from(1));
+        let float = parse_document("x.toml", "w0 = [0.7, 0.3]\nw1 = [\"0.5\", \"0.5\"]\n").unwrap();
+        let e = mechanism_from_value("x.toml", "x", float)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("w0[0]") && e.contains("as a string"), "{e}");
         let json_text = r#"{"family": "k-rr", "k": 3, "eps0": "0.5"}"#;
         let v = parse_document("x.json", json_text).unwrap();
         let m = mechanism_from_value("x.json", "x", v).unwrap();

@@ -1,0 +1,346 @@
+//! The command-line contract: subcommands, JSON keys, exact printing, and clear failures.
+
+mod common;
+
+use common::*;
+use rug::Rational;
+use shufflecert::enclosure::{Endpoint, parse_rational};
+
+#[test]
+fn delta_json_has_the_contract_keys() {
+    let out = cli_json(&[
+        "delta",
+        "--mechanism",
+        "binary-rr:eps0=1",
+        "--n",
+        "100",
+        "--k",
+        "0",
+        "--eps",
+        "0.1,0.5",
+    ]);
+    let results = out["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["eps"], "0.1");
+    for r in results {
+        let qp = enclosure(&r["delta_qp"]);
+        let pq = enclosure(&r["delta_pq"]);
+        let two = enclosure(&r["delta_two_sided"]);
+        assert!(qp.lo() <= qp.hi() && pq.lo() <= pq.hi());
+        assert_eq!(two.hi(), qp.hi().max(pq.hi()));
+    }
+    // δ decreases in ε.
+    assert!(enclosure(&results[1]["delta_qp"]).hi() < enclosure(&results[0]["delta_qp"]).lo());
+    assert_eq!(out["certified"], true);
+    assert_eq!(out["engine"], "binary");
+}
+
+#[test]
+fn epsilon_and_divergences_json_keys() {
+    let out = cli_json(&[
+        "epsilon",
+        "-m",
+        "fixtures/mechanisms/ternary.toml",
+        "--n",
+        "30",
+        "--k",
+        "9",
+        "--delta",
+        "1e-3",
+    ]);
+    for key in ["eps_qp", "eps_pq", "eps_two_sided"] {
+        let e = enclosure(&out[key]);
+        assert!(
+            matches!(e.lo(), Endpoint::Finite(_)) && e.lo() < e.hi(),
+            "{key}"
+        );
+    }
+    let two = enclosure(&out["eps_two_sided"]);
+    assert_eq!(
+        two.hi(),
+        enclosure(&out["eps_qp"])
+            .hi()
+            .max(enclosure(&out["eps_pq"]).hi())
+    );
+    let out = cli_json(&[
+        "divergences",
+        "-m",
+        "fixtures/mechanisms/ternary.toml",
+        "--n",
+        "30",
+        "--k",
+        "9",
+        "--renyi-order",
+        "2,1.5",
+    ]);
+    for key in ["tv", "kl_qp", "kl_pq", "jsd", "chi2_qp", "hellinger2"] {
+        let e = enclosure(&out[key]);
+        assert!(
+            e.lo() > &Endpoint::Finite(Rational::new()),
+            "{key} should be positive"
+        );
+    }
+    let renyi = out["renyi_qp"].as_array().unwrap();
+    assert_eq!(renyi.len(), 2);
+    assert_eq!(renyi[1]["order"], "1.5");
+    // D_α is non-decreasing in α and D_α → KL as α → 1: D_1.5 ≤ D_2, and KL ≤ D_1.5.
+    let d2 = enclosure(&renyi[0]["value"]);
+    let d15 = enclosure(&renyi[1]["value"]);
+    assert!(d15.hi() <= d2.hi());
+    assert!(enclosure(&out["kl_qp"]).lo() <= d15.hi());
+}
+
+#[test]
+fn exact_backend_prints_exact_rationals() {
+    let out = cli_json(&[
+        "delta",
+        "-m",
+        "fixtures/mechanisms/binary-asymmetric.toml",
+        "--n",
+        "5",
+        "--k",
+        "2",
+        "--exp-eps",
+        "1,3/2",
+        "--backend",
+        "exact",
+    ]);
+    for r in out["results"].as_array().unwrap() {
+        for key in ["delta_qp", "delta_pq"] {
+            assert_eq!(r[key]["lo"], r[key]["hi"], "exact results are points");
+            assert!(parse_rational(r[key]["lo"].as_str().unwrap()).is_some());
+        }
+    }
+    // At e^ε = 1 both directions equal the total variation distance.
+    let r0 = &out["results"][0];
+    assert_eq!(r0["delta_qp"], r0["delta_pq"]);
+    assert_eq!(r0["eps"], "ln(1)");
+}
+
+#[test]
+fn exact_result_lies_inside_the_interval_result() {
+    let args = [
+        "delta",
+        "-m",
+        "fixtures/mechanisms/k-rr-4.json",
+        "--n",
+        "12",
+        "--k",
+        "5",
+        "--eps",
+        "0.25",
+    ];
+    let interval = cli_json(&args);
+    let mut exact_args = args.to_vec();
+    exact_args.extend(["--backend", "exact"]);
+    let exact = cli_json(&exact_args);
+    let mut mpfr_args = args.to_vec();
+    mpfr_args.extend(["--backend", "mpfr", "--precision", "200"]);
+    let mpfr = cli_json(&mpfr_args);
+    for key in ["delta_qp", "delta_pq"] {
+        let e = enclosure(&exact["results"][0][key]);
+        let i = enclosure(&interval["results"][0][key]);
+        let m = enclosure(&mpfr["results"][0][key]);
+        // e^0.25 is irrational: the exact backend brackets it, so its answer is a tiny interval.
+        assert!(i.contains_enclosure(&e) || i.overlaps(&e));
+        assert!(m.overlaps(&e) && m.relative_width() < 1e-50);
+    }
+}
+
+/// A failing run: non-zero exit, nothing on stdout, one line on stderr mentioning `needle`.
+fn assert_fails(args: &[&str], needle: &str) {
+    let run = cli(args);
+    assert_ne!(run.status, 0, "{args:?} should fail");
+    assert!(
+        run.stdout.is_empty(),
+        "{args:?} printed a result: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(needle),
+        "{args:?}: stderr lacks {needle:?}: {}",
+        run.stderr
+    );
+    if !run.stderr.starts_with("error:") && !run.stderr.contains("Usage") {
+        assert_eq!(
+            run.stderr.trim_end().lines().count(),
+            1,
+            "one clear line: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn bad_mechanism_files_fail_clearly() {
+    fn with(file: &str) -> Vec<&str> {
+        vec!["delta", "--n", "10", "--k", "1", "--eps", "0.1", "-m", file]
+    }
+    assert_fails(
+        &with("fixtures/bad/not-normalised.toml"),
+        "w0: entries sum to 0.9, not exactly 1",
+    );
+    assert_fails(&with("fixtures/bad/negative.toml"), "w0[0]");
+    assert_fails(&with("fixtures/bad/ragged.toml"), "w1: has 3 entries");
+    assert_fails(&with("fixtures/bad/malformed.toml"), "invalid TOML");
+    assert_fails(
+        &with("fixtures/bad/unknown-field.toml"),
+        "delta: unknown field",
+    );
+    assert_fails(&with("fixtures/bad/not-a-number.json"), "w0[1]");
+    assert_fails(&with("fixtures/bad/one-output.toml"), "at least 2 outputs");
+    assert_fails(
+        &with("fixtures/no-such-file.toml"),
+        "cannot read mechanism file",
+    );
+    assert_fails(&with("k-rr:k=4"), "exp_eps0");
+}
+
+#[test]
+fn bad_parameters_fail_clearly() {
+    let m = "binary-rr:eps0=1";
+    assert_fails(
+        &["delta", "-m", m, "--n", "0", "--k", "0", "--eps", "1"],
+        "--n",
+    );
+    assert_fails(
+        &["delta", "-m", m, "--n", "10", "--k", "10", "--eps", "1"],
+        "--k",
+    );
+    assert_fails(
+        &["delta", "-m", m, "--n", "ten", "--k", "1", "--eps", "1"],
+        "--n",
+    );
+    assert_fails(
+        &["delta", "-m", m, "--n", "10", "--k", "1", "--eps", "-1"],
+        "--eps",
+    );
+    assert_fails(
+        &[
+            "delta", "-m", m, "--n", "10", "--k", "1", "--eps", "0.1,,0.2",
+        ],
+        "--eps",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            m,
+            "--n",
+            "10",
+            "--k",
+            "1",
+            "--exp-eps",
+            "1/2",
+        ],
+        "--exp-eps",
+    );
+    assert_fails(
+        &[
+            "epsilon", "-m", m, "--n", "10", "--k", "1", "--delta", "1.5",
+        ],
+        "--delta",
+    );
+    assert_fails(
+        &["epsilon", "-m", m, "--n", "10", "--k", "1", "--delta", "0"],
+        "--delta",
+    );
+    assert_fails(
+        &[
+            "divergences",
+            "-m",
+            m,
+            "--n",
+            "10",
+            "--k",
+            "1",
+            "--renyi-order",
+            "1",
+        ],
+        "--renyi-order",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            m,
+            "--n",
+            "10",
+            "--k",
+            "1",
+            "--eps",
+            "1",
+            "--backend",
+            "exact",
+        ],
+        "exact backend needs rational",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            m,
+            "--n",
+            "10",
+            "--k",
+            "1",
+            "--eps",
+            "1",
+            "--precision",
+            "100",
+        ],
+        "--precision",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--n",
+            "10",
+            "--k",
+            "1",
+            "--eps",
+            "1",
+            "--engine",
+            "binary",
+        ],
+        "--engine",
+    );
+    // Too large for memory: refused with the estimate, before any allocation.
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "k-rr:k=6,exp_eps0=3",
+            "--n",
+            "100000",
+            "--k",
+            "1",
+            "--eps",
+            "1",
+            "--engine",
+            "general",
+        ],
+        "problem too large",
+    );
+}
+
+#[test]
+fn table_output_is_human_readable() {
+    let run = cli(&[
+        "epsilon",
+        "-m",
+        "fixtures/mechanisms/binary-rr-eps1.toml",
+        "--n",
+        "1000",
+        "--k",
+        "0",
+        "--delta",
+        "1e-5",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("two-sided"));
+    assert!(run.stdout.contains("[0.1053725861"), "{}", run.stdout);
+    assert!(run.stderr.is_empty());
+}

@@ -1,0 +1,133 @@
+//! Property tests: on random rational mechanisms the exact backend's values lie inside the
+//! f64-interval and MPFR enclosures (truncated or not), and the enclosures of the same
+//! quantity from different backends always overlap.
+
+mod common;
+
+use inari::Interval;
+use proptest::prelude::*;
+use rug::Rational;
+use shufflecert::arith::Scalar;
+use shufflecert::arith::exact::ExactCtx;
+use shufflecert::arith::mpfr::{MpfrCtx, MpfrInterval};
+use shufflecert::exact::curve::{Direction, delta_at_exp, epsilon_for_delta};
+use shufflecert::exact::divergence::divergences;
+use shufflecert::exact::pair::{PairLaw, PairOptions, pair_law};
+use shufflecert::mechanism::{Entry, Mechanism};
+
+const EXACT: ExactCtx = ExactCtx {
+    bracket_precision: 192,
+};
+const MPFR: MpfrCtx = MpfrCtx { precision: 96 };
+
+/// A row of d probabilities from non-negative integer weights (zeros allowed, not all zero).
+fn row(d: usize) -> impl Strategy<Value = Vec<Rational>> {
+    prop::collection::vec(prop_oneof![1 => Just(0u32), 6 => 1u32..30], d)
+        .prop_filter("some positive weight", |w| w.iter().any(|&x| x > 0))
+        .prop_map(|w| {
+            let total: u32 = w.iter().sum();
+            w.iter().map(|&x| Rational::from((x, total))).collect()
+        })
+}
+
+fn mechanism() -> impl Strategy<Value = Mechanism> {
+    (2usize..=4)
+        .prop_flat_map(|d| (row(d), row(d)))
+        .prop_map(|(a, b)| {
+            let entries = |r: Vec<Rational>| r.into_iter().map(Entry::Exact).collect();
+            Mechanism::new(
+                "random",
+                "random".into(),
+                None,
+                [entries(a), entries(b)],
+                None,
+            )
+            .unwrap()
+        })
+}
+
+fn case() -> impl Strategy<Value = (Mechanism, u64, u64)> {
+    (mechanism(), 1u64..=25).prop_flat_map(|(m, n)| (Just(m), Just(n), 0..n))
+}
+
+fn thresholds() -> Vec<Rational> {
+    ["1", "9/8", "3/2", "4"]
+        .iter()
+        .map(|s| shufflecert::enclosure::parse_rational(s).unwrap())
+        .collect()
+}
+
+fn assert_contains<S: Scalar>(
+    exact: &PairLaw<Rational>,
+    other: &PairLaw<S>,
+    ctx: &S::Ctx,
+    label: &str,
+) {
+    for c in thresholds() {
+        for dir in [Direction::Qp, Direction::Pq] {
+            let e = delta_at_exp(exact, dir, &c, &EXACT);
+            let v = e.lo().finite().expect("exact δ is finite").clone();
+            let enc = delta_at_exp(other, dir, &c, ctx);
+            assert!(
+                enc.contains(&v),
+                "{label} δ_{dir:?}({c}) = {enc} misses the exact {e}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn exact_values_lie_inside_interval_and_mpfr_enclosures((m, n, k) in case()) {
+        let exact = pair_law::<Rational>(&m, n, k, &PairOptions::default(), &EXACT).unwrap();
+        prop_assert_eq!(exact.p.iter().sum::<Rational>(), 1);
+        prop_assert_eq!(exact.q.iter().sum::<Rational>(), 1);
+        // No truncation, the default, and a coarse 2^-12 truncation that drops visible mass.
+        for (truncate, bits) in [(false, None), (true, None), (true, Some(12))] {
+            let opts = PairOptions { truncate, truncation_bits: bits, ..PairOptions::default() };
+            let f64_law = pair_law::<Interval>(&m, n, k, &opts, &()).unwrap();
+            assert_contains(&exact, &f64_law, &(), "interval");
+            let mpfr_law = pair_law::<MpfrInterval>(&m, n, k, &opts, &MPFR).unwrap();
+            assert_contains(&exact, &mpfr_law, &MPFR, "mpfr");
+        }
+        // Divergences: TV is exact in the exact backend; the others are MPFR enclosures of the
+        // exact laws, which must overlap the f64 ones.
+        let orders = [Rational::from(2), Rational::from((7, 2))];
+        let de = divergences(&exact, &orders, &EXACT);
+        let f64_law = pair_law::<Interval>(&m, n, k, &PairOptions::default(), &()).unwrap();
+        let coarse = pair_law::<Interval>(&m, n, k, &PairOptions { truncation_bits: Some(10), ..PairOptions::default() }, &()).unwrap();
+        for law in [&f64_law, &coarse] {
+            let di = divergences(law, &orders, &());
+            prop_assert!(di.tv.contains(de.tv.lo().finite().unwrap()));
+            for (a, b) in [(&de.kl_qp, &di.kl_qp), (&de.kl_pq, &di.kl_pq), (&de.jsd, &di.jsd), (&de.chi2_qp, &di.chi2_qp), (&de.hellinger2, &di.hellinger2)] {
+                prop_assert!(a.overlaps(b), "{} vs {}", a, b);
+            }
+            for ((_, a), (_, b)) in de.renyi_qp.iter().zip(&di.renyi_qp) {
+                prop_assert!(a.overlaps(b), "Rényi {} vs {}", a, b);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn epsilon_enclosures_of_all_backends_overlap((m, n, k) in case(), target in prop_oneof![Just((1i64, 1000i64)), Just((1, 20))]) {
+        let target = Rational::from(target);
+        let exact = pair_law::<Rational>(&m, n, k, &PairOptions::default(), &EXACT).unwrap();
+        let f64_law = pair_law::<Interval>(&m, n, k, &PairOptions::default(), &()).unwrap();
+        for dir in [Direction::Qp, Direction::Pq] {
+            let a = epsilon_for_delta(&exact, dir, &target, &EXACT).unwrap();
+            let b = epsilon_for_delta(&f64_law, dir, &target, &()).unwrap();
+            prop_assert!(a.eps.overlaps(&b.eps), "{:?}: exact {} vs interval {}", dir, a.eps, b.eps);
+            // The witness really certifies: δ at exp_hi is ≤ target in exact arithmetic.
+            if let Some(c) = &a.exp_hi {
+                let d = delta_at_exp(&exact, dir, c, &EXACT);
+                prop_assert!(d.hi().finite().unwrap() <= &target);
+            }
+        }
+    }
+}
