@@ -1,3 +1,44 @@
+//! # shufflecert
+//!
+//! Certified privacy curves for the shuffle model of differential privacy.
+//!
+//! A binary-input local randomizer maps a bit b to a law `W_b` on a finite alphabet; with n users
+//! of whom k hold a 1 the shuffler releases the histogram of outputs, whose law is `T_{n,k}`.
+//! Neighbouring datasets give the pair `P = T_{n,k}`, `Q = T_{n,k+1}` (Part I §2).  This crate
+//! computes, for one such pair, the privacy curves `δ_{Q‖P}(ε) = Σ_N (Q(N) − e^ε P(N))₊` and its
+//! reverse, ε for a target δ, and TV, KL, JSD, χ², Hellinger², Rényi divergences — each as an
+//! [`enclosure::Enclosure`]: an interval with exact endpoints proven to contain the true value.
+//!
+//! Layers, in the order data flows:
+//!
+//! * [`arith`] — the [`arith::Scalar`] trait and its three backends: exact rationals, f64
+//!   intervals (inari), MPFR intervals; every operation is an enclosure.
+//! * [`mechanism`] — mechanisms from files or family strings, validated exactly.
+//! * [`exact`] — the histogram law (Part I §8.3), the pair through the shift identities
+//!   (Lemma 4.2), the binary fast path (§8.1), curves (Prop. 8.1) and divergences.
+//! * [`query`] — questions about a pair answered in a chosen backend, with precision escalation.
+//! * [`cli`] — the command-line shell.
+//!
+//! ```
+//! use rug::Rational;
+//! use shufflecert::arith::exact::ExactCtx;
+//! use shufflecert::exact::curve::{Direction, delta_at_exp};
+//! use shufflecert::exact::pair::{PairOptions, pair_law};
+//! use shufflecert::mechanism::load_mechanism;
+//!
+//! // Binary randomized response with e^ε0 = 3, n = 10 users, k = 0: exact rationals.
+//! let m = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+//! let ctx = ExactCtx::default();
+//! let law = pair_law::<Rational>(&m, 10, 0, &PairOptions::default(), &ctx).unwrap();
+//! // δ_{Q‖P} at e^ε = 3/2 is an exact rational: the enclosure is a single point.
+//! let d = delta_at_exp(&law, Direction::Qp, &Rational::from((3, 2)), &ctx);
+//! assert!(d.is_point());
+//! // The same in f64 intervals encloses it.
+//! let f64_law = pair_law::<inari::Interval>(&m, 10, 0, &PairOptions::default(), &()).unwrap();
+//! let e = delta_at_exp(&f64_law, Direction::Qp, &Rational::from((3, 2)), &());
+//! assert!(e.contains(d.lo().finite().unwrap()));
+//! ```
+
 pub mod arith;
 pub mod cli;
 pub mod enclosure;

@@ -45,6 +45,32 @@ fn mul_round(a: &Float, b: &Float, prec: u32, round: Round) -> Float {
     Float::with_val_round(prec, a * b, round).0
 }
 
+/// The hull of `f` at the four corners of `x × y`, lower ends rounded down and upper ends up:
+/// an enclosure of `f` over the box when `f` is monotone in each argument.
+fn corner_hull(
+    x: &MpfrInterval,
+    y: &MpfrInterval,
+    f: impl Fn(&Float, &Float, Round) -> Float,
+) -> MpfrInterval {
+    let corners = [
+        (&x.lo, &y.lo),
+        (&x.lo, &y.hi),
+        (&x.hi, &y.lo),
+        (&x.hi, &y.hi),
+    ];
+    let lo = corners
+        .iter()
+        .map(|(a, b)| f(a, b, Round::Down))
+        .reduce(|p, q| if q < p { q } else { p })
+        .expect("four corners");
+    let hi = corners
+        .iter()
+        .map(|(a, b)| f(a, b, Round::Up))
+        .reduce(|p, q| if q > p { q } else { p })
+        .expect("four corners");
+    MpfrInterval::from_floats(lo, hi)
+}
+
 impl MpfrInterval {
     /// The interval `[lo, hi]`.
     pub fn from_floats(lo: Float, hi: Float) -> Self {
@@ -160,23 +186,7 @@ impl Scalar for MpfrInterval {
                 mul_round(&self.hi, &rhs.hi, prec, Round::Up),
             );
         }
-        let corners = [
-            (&self.lo, &rhs.lo),
-            (&self.lo, &rhs.hi),
-            (&self.hi, &rhs.lo),
-            (&self.hi, &rhs.hi),
-        ];
-        let lo = corners
-            .iter()
-            .map(|(a, b)| mul_round(a, b, prec, Round::Down))
-            .reduce(|x, y| if y < x { y } else { x })
-            .expect("four corners");
-        let hi = corners
-            .iter()
-            .map(|(a, b)| mul_round(a, b, prec, Round::Up))
-            .reduce(|x, y| if y > x { y } else { x })
-            .expect("four corners");
-        MpfrInterval::from_floats(lo, hi)
+        corner_hull(self, rhs, |a, b, round| mul_round(a, b, prec, round))
     }
 
     fn div(&self, rhs: &Self) -> Self {
@@ -306,23 +316,7 @@ impl Transcendental for MpfrInterval {
             z.pow_assign_round(y, round);
             z
         };
-        let corners = [
-            (&self.lo, &e.lo),
-            (&self.lo, &e.hi),
-            (&self.hi, &e.lo),
-            (&self.hi, &e.hi),
-        ];
-        let lo = corners
-            .iter()
-            .map(|(x, y)| corner(x, y, Round::Down))
-            .reduce(|a, b| if b < a { b } else { a })
-            .expect("corners");
-        let hi = corners
-            .iter()
-            .map(|(x, y)| corner(x, y, Round::Up))
-            .reduce(|a, b| if b > a { b } else { a })
-            .expect("corners");
-        MpfrInterval::from_floats(lo, hi)
+        corner_hull(self, e, corner)
     }
 
     fn midpoint(&self) -> Self {
