@@ -47,6 +47,19 @@ fn shift_identities_match_the_laws_computed_directly() {
     let channel = m.channel::<Rational>(&EXACT).unwrap();
     let n = 9;
     let index = SimplexIndex::new(3, n).unwrap();
+    // T_{n,j} directly: the n users joined one at a time, without the shift identities.
+    let direct = |ones: usize| {
+        let mut h = vec![Rational::from(1)];
+        for m in 1..=n {
+            let w = if m <= n - ones {
+                &channel.w[0]
+            } else {
+                &channel.w[1]
+            };
+            index.add_user(&mut h, m, w, None, &EXACT);
+        }
+        h
+    };
     for k in 0..n {
         let law = pair_law::<Rational>(
             &m,
@@ -56,9 +69,7 @@ fn shift_identities_match_the_laws_computed_directly() {
             &EXACT,
         )
         .unwrap();
-        let (direct_p, _) = index.histogram_law(n, k, &channel.w[0], &channel.w[1], None, &EXACT);
-        let (direct_q, _) =
-            index.histogram_law(n, k + 1, &channel.w[0], &channel.w[1], None, &EXACT);
+        let (direct_p, direct_q) = (direct(k), direct(k + 1));
         assert_eq!(law.p, direct_p, "P at k = {k}");
         assert_eq!(law.q, direct_q, "Q at k = {k}");
         assert_eq!(law.p.iter().sum::<Rational>(), 1);

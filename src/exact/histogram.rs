@@ -189,33 +189,6 @@ impl SimplexIndex {
         self.add_user(&mut out, m, w, None, ctx);
         out
     }
-
-    /// The law `T_{users, ones}`: `users − ones` users with output law `w0` and `ones` with `w1`,
-    /// exactly (`tau_bits = None`) or pruned below `2^-tau_bits` of the previous step's largest
-    /// value; returns the law and a certified upper bound on the dropped mass.
-    pub fn histogram_law<S: Scalar>(
-        &self,
-        users: usize,
-        ones: usize,
-        w0: &[S],
-        w1: &[S],
-        tau_bits: Option<u32>,
-        ctx: &S::Ctx,
-    ) -> (Vec<S>, Rational) {
-        assert!(ones <= users && users <= self.n_max);
-        let tau = tau_bits.map(|bits| Rational::from((1, rug::Integer::from(1) << bits)));
-        let mut h = vec![S::one(ctx)];
-        let mut dropped = Rational::new();
-        for m in 1..=users {
-            let w = if m <= users - ones { w0 } else { w1 };
-            let pruning = tau.as_ref().map(|t| Pruning::new(&h, t, ctx));
-            self.add_user(&mut h, m, w, pruning.as_ref(), ctx);
-            if let Some(p) = pruning {
-                dropped += p.dropped_upper_bound();
-            }
-        }
-        (h, dropped)
-    }
 }
 
 /// Pruning state of one dynamic-program step: the threshold and the running sum of what was
@@ -228,7 +201,7 @@ pub struct Pruning<S: Scalar> {
 impl<S: Scalar> Pruning<S> {
     /// Threshold ≈ `tau · max_a h(a)`.  The threshold only decides what is dropped; soundness
     /// rests on recording every dropped value, so it is chosen from approximate values.
-    fn new(h: &[S], tau: &Rational, ctx: &S::Ctx) -> Self {
+    pub fn new(h: &[S], tau: &Rational, ctx: &S::Ctx) -> Self {
         let max = h.iter().map(|x| x.approx_f64()).fold(0.0, f64::max);
         let threshold = Rational::from_f64(max).unwrap_or_default() * tau;
         Pruning {
@@ -245,7 +218,7 @@ impl<S: Scalar> Pruning<S> {
         self.dropped.borrow_mut().add_assign(x);
     }
 
-    fn dropped_upper_bound(&self) -> Rational {
+    pub fn dropped_upper_bound(&self) -> Rational {
         self.dropped
             .borrow()
             .enclosure()
@@ -313,8 +286,10 @@ mod tests {
             Rational::from((1, 6)),
         ];
         let idx = SimplexIndex::new(3, 3).unwrap();
-        let (law, dropped) = idx.histogram_law(3, 0, &w, &w, None, &ctx);
-        assert_eq!(dropped, 0);
+        let mut law = vec![Rational::from(1)];
+        for m in 1..=3 {
+            idx.add_user(&mut law, m, &w, None, &ctx);
+        }
         let total: Rational = law.iter().sum();
         assert_eq!(total, 1);
         let i = (0..idx.count(3))

@@ -5,5 +5,6 @@ pub mod binary;
 pub mod canonical;
 pub mod curve;
 pub mod divergence;
+pub mod group;
 pub mod histogram;
 pub mod pair;

@@ -3,12 +3,11 @@
 //! Both laws come from the common part `T_{n−1,k}` through the shift identities of Part I
 //! Lemma 4.2: `P(N) = Σ_y W0(y) T_{n−1,k}(N − e_y)`, `Q(N) = Σ_y W1(y) T_{n−1,k}(N − e_y)`.
 
-use super::binary::{add_binary_user, binomial_window, convolve};
+use super::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use super::histogram::{SimplexIndex, histogram_count};
 use crate::arith::Scalar;
-use crate::enclosure::Endpoint;
 use crate::error::{Error, Result};
-use crate::mechanism::{Channel, Mechanism};
+use crate::mechanism::Mechanism;
 use rug::Rational;
 use std::sync::Arc;
 
@@ -181,12 +180,15 @@ pub fn pair_law<S: Scalar>(
             options,
             ctx,
         )?;
-        Ok(binary_pair(&channel, n, k, tau_bits, ctx))
+        let group = BinaryGroup::empty(tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
+        Ok(group.pair(&channel, ctx))
     } else {
         let states = histogram_count(n as u64, d).unwrap_or(u64::MAX);
         check_memory::<S>(states, 3, n, options, ctx)?;
         let index = Arc::new(SimplexIndex::new(d, n)?);
-        Ok(general_pair(&channel, &index, n, k, tau_bits, ctx))
+        let group =
+            GeneralGroup::empty(index, tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
+        Ok(group.pair(&channel, ctx))
     }
 }
 
@@ -221,84 +223,4 @@ fn check_memory<S: Scalar>(
         )));
     }
     Ok(())
-}
-
-fn ratio_range<S: Scalar>(channel: &Channel<S>) -> (Rational, Option<Rational>) {
-    let mut lo: Option<Rational> = None;
-    let mut hi: Option<Rational> = Some(Rational::new());
-    for (a, b) in channel.w[0].iter().zip(&channel.w[1]) {
-        match (a.is_exact_zero(), b.is_exact_zero()) {
-            (true, true) => continue,
-            (true, false) => hi = None,
-            _ => {
-                let r = b.div(a).enclosure();
-                let r_lo = match r.lo() {
-                    Endpoint::Finite(x) => x.clone().max(Rational::new()),
-                    _ => Rational::new(),
-                };
-                lo = Some(lo.map_or(r_lo.clone(), |l| l.min(r_lo)));
-                hi = match (hi, r.hi()) {
-                    (Some(h), Endpoint::Finite(x)) => Some(h.max(x.clone())),
-                    _ => None,
-                };
-            }
-        }
-    }
-    (lo.unwrap_or_default(), hi)
-}
-
-/// The general engine: `T_{n−1,k}` by the dynamic program (pruned below `2^-tau_bits` when
-/// given), then the two shifts.
-pub fn general_pair<S: Scalar>(
-    channel: &Channel<S>,
-    index: &Arc<SimplexIndex>,
-    n: usize,
-    k: usize,
-    tau_bits: Option<u32>,
-    ctx: &S::Ctx,
-) -> PairLaw<S> {
-    let (common, omitted) =
-        index.histogram_law(n - 1, k, &channel.w[0], &channel.w[1], tau_bits, ctx);
-    let p = index.shifted(&common, n, &channel.w[0], ctx);
-    let q = index.shifted(&common, n, &channel.w[1], ctx);
-    let (ratio_lo, ratio_hi) = ratio_range(channel);
-    PairLaw {
-        n,
-        k,
-        p,
-        q,
-        omitted,
-        ratio_lo,
-        ratio_hi,
-        layout: Layout::General(index.clone()),
-    }
-}
-
-/// The binary fast path: `S = Bin(n−1−k, p0) ⊛ Bin(k, p1)` on windows, then the two shifts.
-pub fn binary_pair<S: Scalar>(
-    channel: &Channel<S>,
-    n: usize,
-    k: usize,
-    tau_bits: Option<u32>,
-    ctx: &S::Ctx,
-) -> PairLaw<S> {
-    let [w0, w1] = &channel.w;
-    let b0 = binomial_window(n - 1 - k, &w0[1], &w0[0], tau_bits, ctx);
-    let b1 = binomial_window(k, &w1[1], &w1[0], tau_bits, ctx);
-    let common = convolve(&b0, &b1, ctx);
-    let p = add_binary_user(&common, w0, ctx);
-    let q = add_binary_user(&common, w1, ctx);
-    let (ratio_lo, ratio_hi) = ratio_range(channel);
-    PairLaw {
-        n,
-        k,
-        p: p.values,
-        q: q.values,
-        omitted: common.omitted,
-        ratio_lo,
-        ratio_hi,
-        layout: Layout::Binary {
-            start: common.start,
-        },
-    }
 }

@@ -1,0 +1,219 @@
+//! The histogram law of a *group* of users — `a` with output law W0 and `b` with W1 — and the
+//! neighbouring pair it generates.
+//!
+//! A group with `a` zeros and `b` ones has law `F(a, b) = Mult(a, W0) ⊛ Mult(b, W1)`; adding
+//! the distinguished user gives the pair `(T_{m,b}, T_{m,b+1})` with `m = a + b + 1` by the
+//! shift identities (Part I Lemma 4.2).  Groups grow by convolution, so the profile over all
+//! compositions can share work between neighbouring k.  Two representations:
+//! [`GeneralGroup`] (all histograms, any alphabet, §8.3) and [`BinaryGroup`] (two outputs,
+//! a window of counts, §8.1).
+
+use super::binary::{WindowLaw, add_binary_user, binomial_window, convolve};
+use super::histogram::{Pruning, SimplexIndex};
+use super::pair::{Layout, PairLaw};
+use crate::arith::Scalar;
+use crate::enclosure::Endpoint;
+use crate::mechanism::Channel;
+use rug::Rational;
+use std::sync::Arc;
+
+/// A group's histogram law, possibly truncated: the stored law is a sub-measure of the true one
+/// and `omitted()` bounds the missing mass.
+pub trait GroupLaw<S: Scalar>: Sized + Send + Sync {
+    /// `(a, b)`: users with W0 and with W1.
+    fn composition(&self) -> (usize, usize);
+
+    /// The group with `zeros` more W0-users and `ones` more W1-users.
+    fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self;
+
+    /// The pair `(T_{m,b}, T_{m,b+1})`, `m = a + b + 1`.
+    fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S>;
+
+    /// Estimated bytes held by this group's law.
+    fn bytes(&self, ctx: &S::Ctx) -> u64;
+}
+
+/// `[min_y w(y), max_y w(y)]` for `w = W1/W0` (hi `None` = +∞), skipping `0/0`: every likelihood
+/// ratio of the pair lies in it (Part I (6): L is a conditional expectation of `w(Y*)`).
+pub fn ratio_range<S: Scalar>(channel: &Channel<S>) -> (Rational, Option<Rational>) {
+    let mut lo: Option<Rational> = None;
+    let mut hi: Option<Rational> = Some(Rational::new());
+    for (a, b) in channel.w[0].iter().zip(&channel.w[1]) {
+        match (a.is_exact_zero(), b.is_exact_zero()) {
+            (true, true) => continue,
+            (true, false) => hi = None,
+            _ => {
+                let r = b.div(a).enclosure();
+                let r_lo = match r.lo() {
+                    Endpoint::Finite(x) => x.clone().max(Rational::new()),
+                    _ => Rational::new(),
+                };
+                lo = Some(lo.map_or(r_lo.clone(), |l| l.min(r_lo)));
+                hi = match (hi, r.hi()) {
+                    (Some(h), Endpoint::Finite(x)) => Some(h.max(x.clone())),
+                    _ => None,
+                };
+            }
+        }
+    }
+    (lo.unwrap_or_default(), hi)
+}
+
+/// A group over all histograms (any alphabet), by the dynamic program of §8.3, pruned below
+/// `2^-tau_bits` of each step's largest value when `tau_bits` is given.
+#[derive(Clone, Debug)]
+pub struct GeneralGroup<S> {
+    index: Arc<SimplexIndex>,
+    values: Vec<S>,
+    zeros: usize,
+    ones: usize,
+    omitted: Rational,
+    tau: Option<Rational>,
+}
+
+impl<S: Scalar> GeneralGroup<S> {
+    /// The empty group (the point mass at the empty histogram).
+    pub fn empty(index: Arc<SimplexIndex>, tau_bits: Option<u32>, ctx: &S::Ctx) -> Self {
+        GeneralGroup {
+            index,
+            values: vec![S::one(ctx)],
+            zeros: 0,
+            ones: 0,
+            omitted: Rational::new(),
+            tau: tau_bits.map(|bits| Rational::from((1, rug::Integer::from(1) << bits))),
+        }
+    }
+}
+
+impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
+    fn composition(&self) -> (usize, usize) {
+        (self.zeros, self.ones)
+    }
+
+    fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
+        let mut h = self.values.clone();
+        let mut omitted = self.omitted.clone();
+        let start = self.zeros + self.ones;
+        for step in 0..zeros + ones {
+            let w = if step < zeros {
+                &channel.w[0]
+            } else {
+                &channel.w[1]
+            };
+            let pruning = self.tau.as_ref().map(|t| Pruning::new(&h, t, ctx));
+            self.index
+                .add_user(&mut h, start + step + 1, w, pruning.as_ref(), ctx);
+            if let Some(p) = pruning {
+                omitted += p.dropped_upper_bound();
+            }
+        }
+        GeneralGroup {
+            index: self.index.clone(),
+            values: h,
+            zeros: self.zeros + zeros,
+            ones: self.ones + ones,
+            omitted,
+            tau: self.tau.clone(),
+        }
+    }
+
+    fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
+        let m = self.zeros + self.ones + 1;
+        let p = self.index.shifted(&self.values, m, &channel.w[0], ctx);
+        let q = self.index.shifted(&self.values, m, &channel.w[1], ctx);
+        let (ratio_lo, ratio_hi) = ratio_range(channel);
+        PairLaw {
+            n: m,
+            k: self.ones,
+            p,
+            q,
+            omitted: self.omitted.clone(),
+            ratio_lo,
+            ratio_hi,
+            layout: Layout::General(self.index.clone()),
+        }
+    }
+
+    fn bytes(&self, ctx: &S::Ctx) -> u64 {
+        self.values.len() as u64 * S::estimated_bytes(self.zeros + self.ones, ctx)
+    }
+}
+
+/// A group with two outputs: the law of the count of output 1 on a window (§8.1), each added
+/// block a binomial window truncated below `2^-tau_bits` of its mode when `tau_bits` is given.
+#[derive(Clone, Debug)]
+pub struct BinaryGroup<S> {
+    law: WindowLaw<S>,
+    zeros: usize,
+    ones: usize,
+    tau_bits: Option<u32>,
+}
+
+impl<S: Scalar> BinaryGroup<S> {
+    /// The empty group.
+    pub fn empty(tau_bits: Option<u32>, ctx: &S::Ctx) -> Self {
+        BinaryGroup {
+            law: WindowLaw {
+                start: 0,
+                values: vec![S::one(ctx)],
+                omitted: Rational::new(),
+            },
+            zeros: 0,
+            ones: 0,
+            tau_bits,
+        }
+    }
+}
+
+impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
+    fn composition(&self) -> (usize, usize) {
+        (self.zeros, self.ones)
+    }
+
+    fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
+        let [w0, w1] = &channel.w;
+        let mut law = self.law.clone();
+        if zeros > 0 {
+            law = convolve(
+                &law,
+                &binomial_window(zeros, &w0[1], &w0[0], self.tau_bits, ctx),
+                ctx,
+            );
+        }
+        if ones > 0 {
+            law = convolve(
+                &law,
+                &binomial_window(ones, &w1[1], &w1[0], self.tau_bits, ctx),
+                ctx,
+            );
+        }
+        BinaryGroup {
+            law,
+            zeros: self.zeros + zeros,
+            ones: self.ones + ones,
+            tau_bits: self.tau_bits,
+        }
+    }
+
+    fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
+        let p = add_binary_user(&self.law, &channel.w[0], ctx);
+        let q = add_binary_user(&self.law, &channel.w[1], ctx);
+        let (ratio_lo, ratio_hi) = ratio_range(channel);
+        PairLaw {
+            n: self.zeros + self.ones + 1,
+            k: self.ones,
+            p: p.values,
+            q: q.values,
+            omitted: self.law.omitted.clone(),
+            ratio_lo,
+            ratio_hi,
+            layout: Layout::Binary {
+                start: self.law.start,
+            },
+        }
+    }
+
+    fn bytes(&self, ctx: &S::Ctx) -> u64 {
+        self.law.values.len() as u64 * S::estimated_bytes(self.zeros + self.ones, ctx)
+    }
+}
