@@ -17,6 +17,7 @@
 //! * [`exact`] — the histogram law (Part I §8.3), the pair through the shift identities
 //!   (Lemma 4.2), the binary fast path (§8.1), curves (Prop. 8.1) and divergences.
 //! * [`query`] — questions about a pair answered in a chosen backend, with precision escalation.
+//! * [`profile`] — the worst case over all compositions k, by a pruned divide-and-conquer scan.
 //! * [`cli`] — the command-line shell.
 //!
 //! ```
@@ -45,4 +46,5 @@ pub mod enclosure;
 pub mod error;
 pub mod exact;
 pub mod mechanism;
+pub mod profile;
 pub mod query;

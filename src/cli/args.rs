@@ -23,14 +23,14 @@ pub enum Command {
     Epsilon(EpsilonArgs),
     /// TV, KL (both ways), JSD, χ², squared Hellinger and Rényi divergences of the pair.
     Divergences(DivergenceArgs),
+    /// The mechanism's guarantee: the worst case over every composition k (δ_M at ε, or ε at δ).
+    Profile(ProfileArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct PairArgs {
-    /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
-    /// `k-rr:k=4,exp_eps0=3`.
-    #[arg(long, short = 'm', value_name = "SPEC")]
-    pub mechanism: String,
+    #[command(flatten)]
+    pub common: CommonArgs,
 
     /// Number of users n (≥ 1).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
@@ -39,6 +39,15 @@ pub struct PairArgs {
     /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
     #[arg(long, value_name = "K", allow_hyphen_values = true)]
     pub k: String,
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
+    /// `k-rr:k=4,exp_eps0=3`.
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    pub mechanism: String,
 
     /// Arithmetic backend.
     #[arg(long, value_enum, default_value_t = BackendArg::Interval)]
@@ -118,6 +127,54 @@ pub struct DivergenceArgs {
         allow_hyphen_values = true
     )]
     pub renyi_order: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Number of users n (≥ 1).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub n: String,
+
+    /// ε values (exact decimals ≥ 0), comma-separated: report δ_M(ε).
+    #[arg(
+        long,
+        value_name = "E[,E…]",
+        allow_hyphen_values = true,
+        conflicts_with = "delta"
+    )]
+    pub eps: Option<String>,
+
+    /// e^ε values given directly as rationals ≥ 1, comma-separated.
+    #[arg(
+        long,
+        value_name = "C[,C…]",
+        allow_hyphen_values = true,
+        conflicts_with = "delta"
+    )]
+    pub exp_eps: Option<String>,
+
+    /// Target δ, strictly between 0 and 1: report the smallest ε with δ_M(ε) ≤ δ.
+    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["eps", "exp_eps"])]
+    pub delta: Option<String>,
+
+    /// Scan only k in A..B (inclusive): a partial profile, not the mechanism's guarantee.
+    #[arg(long, value_name = "A..B")]
+    pub k_range: Option<String>,
+
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<String>,
+
+    /// Evaluate every k (no branch and bound); for cross-checks.
+    #[arg(long)]
+    pub no_prune: bool,
+
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -3,9 +3,11 @@
 
 pub mod args;
 mod output;
+mod progress;
 mod validate;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::profile;
 use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
 use args::{Cli, Command};
 
@@ -17,7 +19,7 @@ pub fn run(cli: &Cli) -> Result<String> {
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
             let computed = answer(&query, &DeltaJob { thresholds })?;
             Ok(render(
-                a.pair.json,
+                a.pair.common.json,
                 || output::delta_json(&query, &computed),
                 || output::delta_text(&query, &computed),
             ))
@@ -33,7 +35,7 @@ pub fn run(cli: &Cli) -> Result<String> {
                 },
             )?;
             Ok(render(
-                a.pair.json,
+                a.pair.common.json,
                 || output::epsilon_json(&query, &delta, &computed),
                 || output::epsilon_text(&query, &delta, &computed),
             ))
@@ -43,9 +45,29 @@ pub fn run(cli: &Cli) -> Result<String> {
             let query = validate::pair_query(&a.pair)?;
             let computed = answer(&query, &DivergenceJob { renyi_orders })?;
             Ok(render(
-                a.pair.json,
+                a.pair.common.json,
                 || output::divergences_json(&query, &computed),
                 || output::divergences_text(&query, &computed),
+            ))
+        }
+        Command::Profile(a) => {
+            let (query, threads) = validate::profile_query(a)?;
+            let total = match query.k_range {
+                Some((lo, hi)) => hi.saturating_sub(lo) + 1,
+                None => query.n,
+            };
+            let bar = progress::ProgressReport::new(total, a.quiet);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.unwrap_or(0))
+                .build()
+                .map_err(|e| Error::argument("--threads", e.to_string()))?;
+            let result = pool.install(|| profile::profile(&query, &|count| bar.advance(count)));
+            bar.finish();
+            let result = result?;
+            Ok(render(
+                a.common.json,
+                || output::profile_json(&query, &result),
+                || output::profile_text(&query, &result),
             ))
         }
     }

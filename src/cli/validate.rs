@@ -1,11 +1,12 @@
 //! Raw arguments → validated library inputs.  Every error names the option.
 
-use super::args::{BackendArg, EngineArg, PairArgs};
+use super::args::{BackendArg, CommonArgs, EngineArg, PairArgs, ProfileArgs};
 use crate::arith::exact::ExactCtx;
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions, check_composition};
-use crate::mechanism::load_mechanism;
+use crate::mechanism::{Mechanism, load_mechanism};
+use crate::profile::{ProfileQuery, ProfileQuestion};
 use crate::query::{Backend, PairQuery, Threshold};
 use rug::Rational;
 
@@ -46,11 +47,17 @@ pub fn rational_list(field: &str, text: &str) -> Result<Vec<Rational>> {
     items.iter().map(|s| rational(field, s)).collect()
 }
 
-/// The pair question shared by every subcommand.
-pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
-    let n = whole("--n", &args.n)?;
-    let k = whole("--k", &args.k)?;
-    check_composition(n, k)?;
+/// The settings every subcommand shares.
+pub struct Common {
+    pub mechanism: Mechanism,
+    pub options: PairOptions,
+    pub backend: Backend,
+    pub exact_ctx: ExactCtx,
+    pub escalate_above: Option<f64>,
+}
+
+/// Validates the shared options and loads the mechanism.
+pub fn common(args: &CommonArgs) -> Result<Common> {
     let precision = match &args.precision {
         Some(p) => {
             let bits = whole("--precision", p)?;
@@ -94,10 +101,8 @@ pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
         .to_f64()
         .min(u64::MAX as f64) as u64;
     let mechanism = load_mechanism(&args.mechanism)?;
-    Ok(PairQuery {
+    Ok(Common {
         mechanism,
-        n,
-        k,
         options: PairOptions {
             engine: match args.engine {
                 EngineArg::Auto => Engine::Auto,
@@ -112,6 +117,68 @@ pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
         exact_ctx,
         escalate_above: (!args.no_escalate).then(|| rel_width.to_f64()),
     })
+}
+
+/// The question about one pair.
+pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
+    let n = whole("--n", &args.n)?;
+    let k = whole("--k", &args.k)?;
+    check_composition(n, k)?;
+    let c = common(&args.common)?;
+    Ok(PairQuery {
+        mechanism: c.mechanism,
+        n,
+        k,
+        options: c.options,
+        backend: c.backend,
+        exact_ctx: c.exact_ctx,
+        escalate_above: c.escalate_above,
+    })
+}
+
+/// The profile question, the number of worker threads (if given) and whether to stay quiet.
+pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)> {
+    let n = whole("--n", &args.n)?;
+    check_composition(n, 0)?;
+    let k_range = match &args.k_range {
+        None => None,
+        Some(text) => {
+            let (a, b) = text.split_once("..").ok_or_else(|| {
+                Error::argument("--k-range", format!("expected A..B, got \"{text}\""))
+            })?;
+            Some((whole("--k-range", a)?, whole("--k-range", b)?))
+        }
+    };
+    let threads = match &args.threads {
+        None => None,
+        Some(t) => match whole("--threads", t)? {
+            0 => return Err(Error::argument("--threads", "must be at least 1")),
+            t => Some(t as usize),
+        },
+    };
+    let question = match &args.delta {
+        Some(d) => {
+            let d = rational("--delta", d)?;
+            crate::exact::curve::check_target(&d)?;
+            ProfileQuestion::Epsilon(d)
+        }
+        None => ProfileQuestion::Deltas(thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?),
+    };
+    let c = common(&args.common)?;
+    Ok((
+        ProfileQuery {
+            mechanism: c.mechanism,
+            n,
+            k_range,
+            question,
+            options: c.options,
+            backend: c.backend,
+            exact_ctx: c.exact_ctx,
+            prune: !args.no_prune,
+            escalate_above: c.escalate_above,
+        },
+        threads,
+    ))
 }
 
 /// The thresholds of `delta`: `--eps` values then `--exp-eps` values.

@@ -1,0 +1,567 @@
+//! The privacy profile of the shuffled mechanism: the worst case over all compositions.
+//!
+//! By exchangeability (Part I §2.1) every neighbouring pair of datasets induces
+//! `(T_{n,k}, T_{n,k+1})` for some `k ∈ {0, …, n−1}`, in one order or the other, so
+//!
+//! `δ_M(ε) = max_k max(δ_{T_{n,k+1}‖T_{n,k}}(ε), δ_{T_{n,k}‖T_{n,k+1}}(ε))`,
+//!
+//! and the smallest ε with `δ_M(ε) ≤ D` is `max_k ε_k` with `ε_k` the two-sided ε of pair k.
+//! Nothing is assumed about which k is worst.
+//!
+//! **Scan.** A divide-and-conquer tree over k: the node for `[lo, hi)` holds the law `C` of a
+//! group of `n − hi` W0-users and `lo` W1-users; its children add `hi − mid` W0-users (left,
+//! `[lo, mid)`) or `mid − lo` W1-users (right, `[mid, hi)`), so neighbouring k share their
+//! convolutions.  At a leaf `[k, k+1)` the group is exactly `T_{n−1,k}`.
+//!
+//! **Pruning (branch and bound).** For every k in `[lo, hi)`,
+//! `T_{n,k} = (C ⊛ W0) ⊛ V_k` and `T_{n,k+1} = (C ⊛ W1) ⊛ V_k` with `V_k` the law of the
+//! remaining `hi − 1 − k` W0-users and `k − lo` W1-users, independent of the distinguished
+//! user.  Convolving both laws with `V_k` is one Markov kernel, so by the data-processing
+//! inequality for the hockey-stick divergence both curves of pair k lie below those of the
+//! node pair `(C ⊛ W0, C ⊛ W1) = (T_{m,lo}, T_{m,lo+1})`, `m = n − (hi − lo) + 1`.  A node
+//! whose certified upper bound cannot reach the best certified lower bound found so far is
+//! dropped with its whole range of k (strictly below, so ties are never dropped).
+
+use crate::arith::Scalar;
+use crate::arith::exact::ExactCtx;
+use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::enclosure::{Enclosure, Endpoint, Tri};
+use crate::error::{Error, Result};
+use crate::exact::curve::{self, Direction, epsilon_for_delta};
+use crate::exact::group::{BinaryGroup, GeneralGroup, GroupLaw};
+use crate::exact::histogram::{SimplexIndex, histogram_count};
+use crate::exact::pair::{Engine, PairLaw, PairOptions, check_composition};
+use crate::mechanism::{Channel, Mechanism};
+use crate::query::{Backend, DeltaJob, EpsilonJob, PairQuery, Threshold, answer};
+use inari::Interval;
+use rug::Rational;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What the profile is asked for.
+#[derive(Clone, Debug)]
+pub enum ProfileQuestion {
+    /// `δ_M` at each threshold.
+    Deltas(Vec<Threshold>),
+    /// The smallest ε with `δ_M(ε) ≤ D`.
+    Epsilon(Rational),
+}
+
+/// A profile computation.
+#[derive(Clone, Debug)]
+pub struct ProfileQuery {
+    pub mechanism: Mechanism,
+    pub n: u64,
+    /// Restrict the scan to `k ∈ [a, b]` (a partial profile).
+    pub k_range: Option<(u64, u64)>,
+    pub question: ProfileQuestion,
+    pub options: PairOptions,
+    pub backend: Backend,
+    pub exact_ctx: ExactCtx,
+    /// Branch and bound on (default); off scans every k (for cross-checks).
+    pub prune: bool,
+    /// With the interval backend: refine the maximising pairs with the pair engine when the
+    /// profile's relative width exceeds this.
+    pub escalate_above: Option<f64>,
+}
+
+/// One composition and direction with its certified value.
+#[derive(Clone, Debug)]
+pub struct KValue {
+    pub k: u64,
+    pub direction: Direction,
+    pub value: Enclosure,
+}
+
+/// `δ_M` at one threshold.
+#[derive(Clone, Debug)]
+pub struct DeltaProfileRow {
+    pub threshold: Threshold,
+    pub delta: Enclosure,
+    /// Every (k, direction) whose certified upper bound reaches the lower bound of `delta`.
+    pub argmax: Vec<KValue>,
+}
+
+/// The answer.
+#[derive(Clone, Debug)]
+pub enum ProfileAnswer {
+    Deltas(Vec<DeltaProfileRow>),
+    Epsilon { eps: Enclosure, argmax: Vec<KValue> },
+}
+
+/// Work done by the scan.
+#[derive(Clone, Debug, Default)]
+pub struct ProfileStats {
+    /// Pairs evaluated in full at a leaf.
+    pub pairs_evaluated: u64,
+    /// Values of k dropped by the data-processing bound without their own pair.
+    pub k_pruned: u64,
+    /// Tree nodes whose bound was evaluated.
+    pub nodes_bounded: u64,
+    /// Maximising pairs recomputed with the pair engine to tighten the result.
+    pub pairs_refined: u64,
+}
+
+/// A profile with how it was obtained.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub answer: ProfileAnswer,
+    pub stats: ProfileStats,
+    /// The scanned range `[a, b]` of k; `partial` when it is not `[0, n−1]`.
+    pub k_range: (u64, u64),
+    pub partial: bool,
+    pub arithmetic: String,
+    pub engine: &'static str,
+    /// Every pair evaluated in full (pruned k have none).
+    pub records: Vec<LeafRecord>,
+}
+
+/// Runs the profile; `progress` is told how many values of k each step resolves.
+pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<Profile> {
+    let n = query.n;
+    if n < 1 {
+        return Err(Error::argument("--n", "must be at least 1"));
+    }
+    let (a, b) = query.k_range.unwrap_or((0, n - 1));
+    check_composition(n, a)?;
+    check_composition(n, b)
+        .map_err(|_| Error::argument("--k-range", format!("must lie within 0..{}", n - 1)))?;
+    if a > b {
+        return Err(Error::argument(
+            "--k-range",
+            format!("start {a} exceeds end {b}"),
+        ));
+    }
+    if let ProfileQuestion::Epsilon(d) = &query.question {
+        curve::check_target(d)?;
+    }
+    let partial = (a, b) != (0, n - 1);
+    let mut result = match query.backend {
+        Backend::Exact => {
+            if !query.mechanism.is_rational() {
+                return Err(Error::Unsupported(format!(
+                    "{}: the exact backend needs rational mechanism entries (give exp_eps0 as a rational, or use --backend interval or mpfr)",
+                    query.mechanism.name
+                )));
+            }
+            scan_in::<Rational>(query, (a, b), &query.exact_ctx, progress)?
+        }
+        Backend::Interval => scan_in::<Interval>(query, (a, b), &(), progress)?,
+        Backend::Mpfr { precision } => {
+            scan_in::<MpfrInterval>(query, (a, b), &MpfrCtx { precision }, progress)?
+        }
+    };
+    result.partial = partial;
+    if let (Backend::Interval, Some(target)) = (query.backend, query.escalate_above) {
+        refine(query, &mut result, target)?;
+    }
+    Ok(result)
+}
+
+/// What a leaf records: per threshold (or the single ε), both directions.
+#[derive(Clone, Debug)]
+pub struct LeafRecord {
+    pub k: u64,
+    pub qp: Vec<Enclosure>,
+    pub pq: Vec<Enclosure>,
+}
+
+struct ScanState {
+    /// Best certified lower bound of the maximum, per threshold (δ) or the single ε.
+    best: Vec<Rational>,
+    records: Vec<LeafRecord>,
+    stats: ProfileStats,
+}
+
+struct Scan<'a, S: Scalar> {
+    question: &'a ProfileQuestion,
+    channel: Channel<S>,
+    ctx: &'a S::Ctx,
+    prune: bool,
+    state: Mutex<ScanState>,
+    progress: &'a (dyn Fn(u64) + Sync),
+    resolved: AtomicU64,
+}
+
+fn lower(e: &Enclosure) -> Rational {
+    match e.lo() {
+        Endpoint::Finite(x) => x.clone(),
+        Endpoint::PosInf => Rational::from(u64::MAX),
+        Endpoint::NegInf => Rational::new(),
+    }
+}
+
+impl<S: Scalar> Scan<'_, S> {
+    fn resolve(&self, count: u64) {
+        self.resolved.fetch_add(count, Ordering::Relaxed);
+        (self.progress)(count);
+    }
+
+    /// True when the pair's curves certainly stay below the best lower bound: then no k below
+    /// this node can reach the maximum (the data-processing bound of the module docs).
+    fn dominated(&self, pair: &PairLaw<S>) -> bool {
+        if !self.prune {
+            return false;
+        }
+        let best = self.state.lock().expect("scan state").best.clone();
+        match self.question {
+            ProfileQuestion::Deltas(thresholds) => thresholds.iter().zip(&best).all(|(t, b)| {
+                *b > 0
+                    && [Direction::Qp, Direction::Pq]
+                        .iter()
+                        .all(|&dir| at(pair, dir, t, self.ctx).compare(b) == Tri::Less)
+            }),
+            ProfileQuestion::Epsilon(target) => {
+                // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is continuous and
+                // non-increasing in ε).
+                let eps = &best[0];
+                *eps > 0
+                    && [Direction::Qp, Direction::Pq].iter().all(|&dir| {
+                        curve::delta(pair, dir, eps, self.ctx).compare(target) == Tri::Less
+                    })
+            }
+        }
+    }
+
+    /// A steering score of a node: how likely it holds the maximum (larger first).
+    fn score(&self, pair: &PairLaw<S>) -> f64 {
+        let best = self.state.lock().expect("scan state").best.clone();
+        let eps = match self.question {
+            ProfileQuestion::Deltas(t) => match &t[0] {
+                Threshold::Eps(e) => e.clone(),
+                Threshold::ExpEps(_) => Rational::new(),
+            },
+            ProfileQuestion::Epsilon(_) => best[0].clone(),
+        };
+        [Direction::Qp, Direction::Pq]
+            .iter()
+            .map(|&dir| curve::delta(pair, dir, &eps, self.ctx).mid_f64())
+            .fold(0.0, f64::max)
+    }
+
+    fn leaf(&self, k: u64, pair: &PairLaw<S>) -> Result<()> {
+        let (qp, pq) = match self.question {
+            ProfileQuestion::Deltas(thresholds) => (
+                thresholds
+                    .iter()
+                    .map(|t| at(pair, Direction::Qp, t, self.ctx))
+                    .collect::<Vec<_>>(),
+                thresholds
+                    .iter()
+                    .map(|t| at(pair, Direction::Pq, t, self.ctx))
+                    .collect::<Vec<_>>(),
+            ),
+            ProfileQuestion::Epsilon(target) => (
+                vec![epsilon_for_delta(pair, Direction::Qp, target, self.ctx)?.eps],
+                vec![epsilon_for_delta(pair, Direction::Pq, target, self.ctx)?.eps],
+            ),
+        };
+        let mut state = self.state.lock().expect("scan state");
+        for (i, (a, b)) in qp.iter().zip(&pq).enumerate() {
+            let lo = lower(a).max(lower(b));
+            if lo > state.best[i] {
+                state.best[i] = lo;
+            }
+        }
+        state.records.push(LeafRecord { k, qp, pq });
+        state.stats.pairs_evaluated += 1;
+        Ok(())
+    }
+
+    /// Visits the node `[lo, hi)` whose group is `group` and whose pair is `pair`.
+    fn visit<G: GroupLaw<S>>(&self, group: G, pair: PairLaw<S>, lo: u64, hi: u64) -> Result<()> {
+        self.state.lock().expect("scan state").stats.nodes_bounded += 1;
+        if self.dominated(&pair) {
+            self.state.lock().expect("scan state").stats.k_pruned += hi - lo;
+            self.resolve(hi - lo);
+            return Ok(());
+        }
+        if hi - lo == 1 {
+            self.leaf(lo, &pair)?;
+            self.resolve(1);
+            return Ok(());
+        }
+        drop(pair);
+        let mid = lo + (hi - lo) / 2;
+        let left = group.with_users((hi - mid) as usize, 0, &self.channel, self.ctx);
+        let right = group.with_users(0, (mid - lo) as usize, &self.channel, self.ctx);
+        drop(group);
+        let left_pair = left.pair(&self.channel, self.ctx);
+        let right_pair = right.pair(&self.channel, self.ctx);
+        if hi - lo >= PARALLEL_MIN {
+            let (a, b) = rayon::join(
+                || self.visit(left, left_pair, lo, mid),
+                || self.visit(right, right_pair, mid, hi),
+            );
+            return a.and(b);
+        }
+        if self.score(&right_pair) > self.score(&left_pair) {
+            self.visit(right, right_pair, mid, hi)?;
+            self.visit(left, left_pair, lo, mid)
+        } else {
+            self.visit(left, left_pair, lo, mid)?;
+            self.visit(right, right_pair, mid, hi)
+        }
+    }
+}
+
+/// Nodes covering at least this many k split their children across threads.
+const PARALLEL_MIN: u64 = 256;
+
+fn at<S: Scalar>(pair: &PairLaw<S>, dir: Direction, t: &Threshold, ctx: &S::Ctx) -> Enclosure {
+    match t {
+        Threshold::Eps(e) => curve::delta(pair, dir, e, ctx),
+        Threshold::ExpEps(c) => curve::delta_at_exp(pair, dir, c, ctx),
+    }
+}
+
+fn scan_in<S: Scalar>(
+    query: &ProfileQuery,
+    (a, b): (u64, u64),
+    ctx: &S::Ctx,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Profile> {
+    let mechanism = &query.mechanism;
+    let channel = mechanism.channel::<S>(ctx)?;
+    let d = mechanism.d();
+    let n = query.n;
+    let binary = match query.options.engine {
+        Engine::Auto => d == 2,
+        Engine::Binary if d != 2 => {
+            return Err(Error::argument(
+                "--engine",
+                format!("binary needs 2 outputs, the mechanism has {d}"),
+            ));
+        }
+        Engine::Binary => true,
+        Engine::General => false,
+    };
+    let tau_bits = if query.options.truncate && mechanism.has_full_support() && !S::EXACT {
+        query
+            .options
+            .truncation_bits
+            .or_else(|| S::truncation_bits(ctx))
+    } else {
+        None
+    };
+    let slots = match &query.question {
+        ProfileQuestion::Deltas(t) => t.len(),
+        ProfileQuestion::Epsilon(_) => 1,
+    };
+    let scan = Scan {
+        question: &query.question,
+        channel,
+        ctx,
+        prune: query.prune,
+        state: Mutex::new(ScanState {
+            best: vec![Rational::new(); slots],
+            records: Vec::new(),
+            stats: ProfileStats::default(),
+        }),
+        progress,
+        resolved: AtomicU64::new(0),
+    };
+    let nu = n as usize;
+    let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
+    let engine = if binary {
+        check_profile_memory::<S>(binary_states(nu, tau_bits.is_some()), nu, query, ctx)?;
+        let root = BinaryGroup::empty(tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
+        let pair = root.pair(&scan.channel, ctx);
+        scan.visit(root, pair, a, b + 1)?;
+        "binary"
+    } else {
+        let states = histogram_count(n, d).unwrap_or(u64::MAX);
+        check_profile_memory::<S>(states, nu, query, ctx)?;
+        let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
+        let root =
+            GeneralGroup::empty(index, tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
+        let pair = root.pair(&scan.channel, ctx);
+        scan.visit(root, pair, a, b + 1)?;
+        "general"
+    };
+    debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
+    let state = scan.state.into_inner().expect("scan state");
+    let answer = assemble(&query.question, &state.records);
+    Ok(Profile {
+        answer,
+        stats: state.stats,
+        k_range: (a, b),
+        partial: false,
+        arithmetic: S::BACKEND.to_string(),
+        engine,
+        records: state.records,
+    })
+}
+
+fn binary_states(n: usize, truncated: bool) -> u64 {
+    if truncated {
+        (n as u64 + 1).min(64 * (n as f64).sqrt() as u64 + 64)
+    } else {
+        n as u64 + 1
+    }
+}
+
+/// The scan holds, per level of the tree and per worker thread, a group and two pairs.
+fn check_profile_memory<S: Scalar>(
+    states: u64,
+    n: usize,
+    query: &ProfileQuery,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    let depth = 2 + (n.max(2) as f64).log2().ceil() as u64;
+    let threads = rayon::current_num_threads() as u64;
+    let per_value = S::estimated_bytes(n, ctx);
+    let bytes = states
+        .saturating_mul(4 * depth * threads)
+        .saturating_mul(per_value);
+    if bytes > query.options.memory_limit {
+        return Err(Error::TooLarge(format!(
+            "the profile scan would hold about {} arrays of {states} states, estimated {:.1} GiB with the {} backend \
+             and {threads} threads, over the {:.1} GiB limit (raise --max-memory-gib, lower --threads, or use a smaller n)",
+            4 * depth * threads,
+            bytes as f64 / (1u64 << 30) as f64,
+            S::BACKEND,
+            query.options.memory_limit as f64 / (1u64 << 30) as f64
+        )));
+    }
+    Ok(())
+}
+
+/// The maximum over the recorded pairs and the argmax; pruned k lie strictly below the
+/// maximum's lower bound, so they can neither raise it nor belong to the argmax.
+fn assemble(question: &ProfileQuestion, records: &[LeafRecord]) -> ProfileAnswer {
+    let max_at = |i: usize| -> (Enclosure, Vec<KValue>) {
+        let mut max: Option<Enclosure> = None;
+        for r in records {
+            for e in [&r.qp[i], &r.pq[i]] {
+                max = Some(match max {
+                    Some(m) => m.max(e),
+                    None => e.clone(),
+                });
+            }
+        }
+        let max = max.expect("the scan evaluates at least one pair");
+        let mut argmax: Vec<KValue> = records
+            .iter()
+            .flat_map(|r| {
+                [
+                    (r.k, Direction::Qp, &r.qp[i]),
+                    (r.k, Direction::Pq, &r.pq[i]),
+                ]
+            })
+            .filter(|(_, _, e)| e.hi() >= max.lo())
+            .map(|(k, direction, e)| KValue {
+                k,
+                direction,
+                value: e.clone(),
+            })
+            .collect();
+        argmax.sort_by_key(|v| (v.k, v.direction.key()));
+        (max, argmax)
+    };
+    match question {
+        ProfileQuestion::Deltas(thresholds) => ProfileAnswer::Deltas(
+            thresholds
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let (delta, argmax) = max_at(i);
+                    DeltaProfileRow {
+                        threshold: t.clone(),
+                        delta,
+                        argmax,
+                    }
+                })
+                .collect(),
+        ),
+        ProfileQuestion::Epsilon(_) => {
+            let (eps, argmax) = max_at(0);
+            ProfileAnswer::Epsilon { eps, argmax }
+        }
+    }
+}
+
+/// Most maximising pairs to recompute when tightening.
+const MAX_REFINED: usize = 16;
+
+fn too_wide(e: &Enclosure, target: f64) -> bool {
+    e.hi().to_f64() >= 1e-12 && e.relative_width() > target
+}
+
+/// Tightens a wide interval-backend profile: each maximising pair is recomputed on its own by
+/// the pair engine (which escalates to MPFR where f64 is too wide), and its enclosures replaced
+/// by the intersection with the scan's (each contains the true value).  The maximum and argmax
+/// are then assembled again; the argmax can only shrink.
+fn refine(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Result<()> {
+    let (wide, mut ks): (bool, Vec<u64>) = match &profile.answer {
+        ProfileAnswer::Deltas(rows) => (
+            rows.iter().any(|r| too_wide(&r.delta, target)),
+            rows.iter()
+                .flat_map(|r| r.argmax.iter().map(|v| v.k))
+                .collect(),
+        ),
+        ProfileAnswer::Epsilon { eps, argmax } => {
+            (too_wide(eps, target), argmax.iter().map(|v| v.k).collect())
+        }
+    };
+    ks.sort_unstable();
+    ks.dedup();
+    if !wide || ks.len() > MAX_REFINED {
+        return Ok(());
+    }
+    for k in ks {
+        let pair_query = PairQuery {
+            mechanism: query.mechanism.clone(),
+            n: query.n,
+            k,
+            options: query.options.clone(),
+            backend: query.backend,
+            exact_ctx: query.exact_ctx,
+            escalate_above: Some(target),
+        };
+        let (qp, pq): (Vec<Enclosure>, Vec<Enclosure>) = match &query.question {
+            ProfileQuestion::Deltas(thresholds) => {
+                let rows = answer(
+                    &pair_query,
+                    &DeltaJob {
+                        thresholds: thresholds.clone(),
+                    },
+                )?
+                .result;
+                rows.into_iter().map(|r| (r.qp, r.pq)).unzip()
+            }
+            ProfileQuestion::Epsilon(d) => {
+                let row = answer(&pair_query, &EpsilonJob { delta: d.clone() })?.result;
+                (vec![row.qp.eps], vec![row.pq.eps])
+            }
+        };
+        let record = profile
+            .records
+            .iter_mut()
+            .find(|r| r.k == k)
+            .expect("argmax k was recorded");
+        for (old, new) in record
+            .qp
+            .iter_mut()
+            .zip(&qp)
+            .chain(record.pq.iter_mut().zip(&pq))
+        {
+            if !old.overlaps(new) {
+                return Err(Error::Internal(format!(
+                    "refining k = {k} gave {new}, disjoint from the scan's {old}; no result is reported"
+                )));
+            }
+            *old = Enclosure::new(
+                old.lo().clone().max(new.lo().clone()),
+                old.hi().clone().min(new.hi().clone()),
+            );
+        }
+        profile.stats.pairs_refined += 1;
+    }
+    profile.answer = assemble(&query.question, &profile.records);
+    profile.arithmetic = format!(
+        "{}, maximising pairs refined by the pair engine",
+        profile.arithmetic
+    );
+    Ok(())
+}
