@@ -58,7 +58,7 @@ fn general(c: &mut Criterion) {
     let ternary = query(
         "fixtures/mechanisms/ternary.toml",
         200,
-        eps(&["0.1", "0.2", "0.5", "1"]),
+        eps(&["0.05", "0.1", "0.2", "0.3"]),
     );
     group.bench_function("ternary, n=200, four eps", |b| {
         b.iter(|| profile(black_box(&ternary), &|_| {}).unwrap())

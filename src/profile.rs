@@ -80,6 +80,10 @@ pub struct DeltaProfileRow {
     pub delta: Enclosure,
     /// Every (k, direction) whose certified upper bound reaches the lower bound of `delta`.
     pub argmax: Vec<KValue>,
+    /// False when the maximum's certified lower bound is 0 while its upper bound is not: δ_M
+    /// lies below this computation's resolution (truncation or f64 underflow), so every k may
+    /// attain it and pruning cannot help; `--no-truncation` or `--backend mpfr` resolve it.
+    pub resolved: bool,
 }
 
 /// The answer.
@@ -197,28 +201,38 @@ impl<S: Scalar> Scan<'_, S> {
         (self.progress)(count);
     }
 
-    /// True when the pair's curves certainly stay below the best lower bound: then no k below
-    /// this node can reach the maximum (the data-processing bound of the module docs).
-    fn dominated(&self, pair: &PairLaw<S>) -> bool {
+    /// Which questions (thresholds, or the single ε) are still open below this node: a question
+    /// closes when the node pair's curves certainly stay below the best lower bound found so
+    /// far, for then no k below can reach the maximum (the data-processing bound of the module
+    /// docs).  A node with no open question is dropped.
+    fn still_open(&self, pair: &PairLaw<S>, open: &[bool]) -> Vec<bool> {
         if !self.prune {
-            return false;
+            return open.to_vec();
         }
         let best = self.state.lock().expect("scan state").best.clone();
+        let both = [Direction::Qp, Direction::Pq];
         match self.question {
-            ProfileQuestion::Deltas(thresholds) => thresholds.iter().zip(&best).all(|(t, b)| {
-                *b > 0
-                    && [Direction::Qp, Direction::Pq]
-                        .iter()
-                        .all(|&dir| at(pair, dir, t, self.ctx).compare(b) == Tri::Less)
-            }),
+            ProfileQuestion::Deltas(thresholds) => thresholds
+                .iter()
+                .zip(&best)
+                .zip(open)
+                .map(|((t, b), &is_open)| {
+                    is_open
+                        && !(*b > 0
+                            && both
+                                .iter()
+                                .all(|&dir| at(pair, dir, t, self.ctx).compare(b) == Tri::Less))
+                })
+                .collect(),
             ProfileQuestion::Epsilon(target) => {
                 // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is continuous and
                 // non-increasing in ε).
                 let eps = &best[0];
-                *eps > 0
-                    && [Direction::Qp, Direction::Pq].iter().all(|&dir| {
+                let closed = *eps > 0
+                    && both.iter().all(|&dir| {
                         curve::delta(pair, dir, eps, self.ctx).compare(target) == Tri::Less
-                    })
+                    });
+                vec![open[0] && !closed]
             }
         }
     }
@@ -268,10 +282,21 @@ impl<S: Scalar> Scan<'_, S> {
         Ok(())
     }
 
-    /// Visits the node `[lo, hi)` whose group is `group` and whose pair is `pair`.
-    fn visit<G: GroupLaw<S>>(&self, group: G, pair: PairLaw<S>, lo: u64, hi: u64) -> Result<()> {
+    /// Visits the node `[lo, hi)` whose group is `group` (and whose pair, when already
+    /// computed, is `pair`), with the questions still `open` at its parent.  Memory: down the
+    /// recursion each level keeps only the sibling's group; a pair lives while it is used.
+    fn visit<G: GroupLaw<S>>(
+        &self,
+        group: G,
+        pair: Option<PairLaw<S>>,
+        lo: u64,
+        hi: u64,
+        open: &[bool],
+    ) -> Result<()> {
+        let pair = pair.unwrap_or_else(|| group.pair(&self.channel, self.ctx));
         self.state.lock().expect("scan state").stats.nodes_bounded += 1;
-        if self.dominated(&pair) {
+        let open = self.still_open(&pair, open);
+        if !open.contains(&true) {
             self.state.lock().expect("scan state").stats.k_pruned += hi - lo;
             self.resolve(hi - lo);
             return Ok(());
@@ -290,17 +315,21 @@ impl<S: Scalar> Scan<'_, S> {
         let right_pair = right.pair(&self.channel, self.ctx);
         if hi - lo >= PARALLEL_MIN {
             let (a, b) = rayon::join(
-                || self.visit(left, left_pair, lo, mid),
-                || self.visit(right, right_pair, mid, hi),
+                || self.visit(left, Some(left_pair), lo, mid, &open),
+                || self.visit(right, Some(right_pair), mid, hi, &open),
             );
             return a.and(b);
         }
+        // The more dangerous child first (it raises the best bound sooner); the other's pair is
+        // recomputed when its turn comes rather than held through the recursion.
         if self.score(&right_pair) > self.score(&left_pair) {
-            self.visit(right, right_pair, mid, hi)?;
-            self.visit(left, left_pair, lo, mid)
+            drop(left_pair);
+            self.visit(right, Some(right_pair), mid, hi, &open)?;
+            self.visit(left, None, lo, mid, &open)
         } else {
-            self.visit(left, left_pair, lo, mid)?;
-            self.visit(right, right_pair, mid, hi)
+            drop(right_pair);
+            self.visit(left, Some(left_pair), lo, mid, &open)?;
+            self.visit(right, None, mid, hi, &open)
         }
     }
 }
@@ -366,8 +395,7 @@ fn scan_in<S: Scalar>(
     let engine = if binary {
         check_profile_memory::<S>(binary_states(nu, tau_bits.is_some()), nu, query, ctx)?;
         let root = BinaryGroup::empty(tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        let pair = root.pair(&scan.channel, ctx);
-        scan.visit(root, pair, a, b + 1)?;
+        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
         "binary"
     } else {
         let states = histogram_count(n, d).unwrap_or(u64::MAX);
@@ -375,8 +403,7 @@ fn scan_in<S: Scalar>(
         let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
         let root =
             GeneralGroup::empty(index, tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        let pair = root.pair(&scan.channel, ctx);
-        scan.visit(root, pair, a, b + 1)?;
+        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
         "general"
     };
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
@@ -401,7 +428,8 @@ fn binary_states(n: usize, truncated: bool) -> u64 {
     }
 }
 
-/// The scan holds, per level of the tree and per worker thread, a group and two pairs.
+/// The scan holds, per worker thread, one sibling group per level of the tree plus the node's
+/// group, its two children and two pairs (each pair two arrays): `depth + 7` arrays.
 fn check_profile_memory<S: Scalar>(
     states: u64,
     n: usize,
@@ -410,15 +438,13 @@ fn check_profile_memory<S: Scalar>(
 ) -> Result<()> {
     let depth = 2 + (n.max(2) as f64).log2().ceil() as u64;
     let threads = rayon::current_num_threads() as u64;
+    let arrays = (depth + 7) * threads;
     let per_value = S::estimated_bytes(n, ctx);
-    let bytes = states
-        .saturating_mul(4 * depth * threads)
-        .saturating_mul(per_value);
+    let bytes = states.saturating_mul(arrays).saturating_mul(per_value);
     if bytes > query.options.memory_limit {
         return Err(Error::TooLarge(format!(
-            "the profile scan would hold about {} arrays of {states} states, estimated {:.1} GiB with the {} backend \
+            "the profile scan would hold about {arrays} arrays of {states} states, estimated {:.1} GiB with the {} backend \
              and {threads} threads, over the {:.1} GiB limit (raise --max-memory-gib, lower --threads, or use a smaller n)",
-            4 * depth * threads,
             bytes as f64 / (1u64 << 30) as f64,
             S::BACKEND,
             query.options.memory_limit as f64 / (1u64 << 30) as f64
@@ -466,10 +492,13 @@ fn assemble(question: &ProfileQuestion, records: &[LeafRecord]) -> ProfileAnswer
                 .enumerate()
                 .map(|(i, t)| {
                     let (delta, argmax) = max_at(i);
+                    let zero = Endpoint::Finite(Rational::new());
+                    let resolved = delta.lo() > &zero || delta.hi() == &zero;
                     DeltaProfileRow {
                         threshold: t.clone(),
                         delta,
                         argmax,
+                        resolved,
                     }
                 })
                 .collect(),

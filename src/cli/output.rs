@@ -322,6 +322,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
                     json!({
                         "eps": r.threshold.eps_text(),
                         "delta_profile": r.delta.to_json(),
+                        "resolved": r.resolved,
                         "argmax_k": argmax_json(&r.argmax),
                     })
                 })
@@ -354,17 +355,26 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
             let table_rows: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| {
-                    vec![
-                        r.threshold.eps_text(),
-                        r.delta.to_string(),
-                        argmax_text(&r.argmax),
-                    ]
+                    let argmax = if r.resolved {
+                        argmax_text(&r.argmax)
+                    } else {
+                        format!(
+                            "all {} evaluated pairs (unresolved: see note)",
+                            r.argmax.len()
+                        )
+                    };
+                    vec![r.threshold.eps_text(), r.delta.to_string(), argmax]
                 })
                 .collect();
             s += &table(
                 &["eps", "delta_profile = max_k δ", "argmax (k, direction)"],
                 &table_rows,
             );
+            if rows.iter().any(|r| !r.resolved) {
+                s += "\nnote: where delta_profile starts at 0, δ_M lies below this computation's \
+                      resolution (truncation or f64 underflow), so every k may attain it; \
+                      --no-truncation or --backend mpfr resolve it.\n";
+            }
         }
         ProfileAnswer::Epsilon { eps, argmax } => {
             if let ProfileQuestion::Epsilon(d) = &query.question {
