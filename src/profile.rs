@@ -29,8 +29,8 @@ use crate::enclosure::{Enclosure, Endpoint, Tri};
 use crate::error::{Error, Result};
 use crate::exact::curve::{self, Direction, epsilon_for_delta};
 use crate::exact::group::{BinaryGroup, GeneralGroup, GroupLaw};
-use crate::exact::histogram::{SimplexIndex, histogram_count};
-use crate::exact::pair::{Engine, PairLaw, PairOptions, check_composition};
+use crate::exact::histogram::SimplexIndex;
+use crate::exact::pair::{PairLaw, PairOptions, check_composition, check_memory, plan};
 use crate::mechanism::{Channel, Mechanism};
 use crate::query::{Backend, DeltaJob, EpsilonJob, PairQuery, Threshold, answer};
 use inari::Interval;
@@ -352,27 +352,21 @@ fn scan_in<S: Scalar>(
 ) -> Result<Profile> {
     let mechanism = &query.mechanism;
     let channel = mechanism.channel::<S>(ctx)?;
-    let d = mechanism.d();
     let n = query.n;
-    let binary = match query.options.engine {
-        Engine::Auto => d == 2,
-        Engine::Binary if d != 2 => {
-            return Err(Error::argument(
-                "--engine",
-                format!("binary needs 2 outputs, the mechanism has {d}"),
-            ));
-        }
-        Engine::Binary => true,
-        Engine::General => false,
-    };
-    let tau_bits = if query.options.truncate && mechanism.has_full_support() && !S::EXACT {
-        query
-            .options
-            .truncation_bits
-            .or_else(|| S::truncation_bits(ctx))
-    } else {
-        None
-    };
+    let nu = n as usize;
+    let plan = plan::<S>(mechanism, nu, &query.options, ctx)?;
+    // Per worker thread: one sibling group per level of the tree, plus the node's group, its
+    // two children and two pairs (each pair two arrays).
+    let depth = 2 + (nu.max(2) as f64).log2().ceil() as u64;
+    let arrays = (depth + 7) * rayon::current_num_threads() as u64;
+    check_memory::<S>(
+        "the profile scan",
+        plan.states,
+        arrays,
+        nu,
+        query.options.memory_limit,
+        ctx,
+    )?;
     let slots = match &query.question {
         ProfileQuestion::Deltas(t) => t.len(),
         ProfileQuestion::Epsilon(_) => 1,
@@ -390,20 +384,22 @@ fn scan_in<S: Scalar>(
         progress,
         resolved: AtomicU64::new(0),
     };
-    let nu = n as usize;
     let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
-    let engine = if binary {
-        check_profile_memory::<S>(binary_states(nu, tau_bits.is_some()), nu, query, ctx)?;
-        let root = BinaryGroup::empty(tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
+    let open = vec![true; slots];
+    let engine = if plan.binary {
+        let root =
+            BinaryGroup::empty(plan.tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
+        scan.visit(root, None, a, b + 1, &open)?;
         "binary"
     } else {
-        let states = histogram_count(n, d).unwrap_or(u64::MAX);
-        check_profile_memory::<S>(states, nu, query, ctx)?;
-        let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
-        let root =
-            GeneralGroup::empty(index, tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
+        let index = std::sync::Arc::new(SimplexIndex::new(mechanism.d(), nu)?);
+        let root = GeneralGroup::empty(index, plan.tau_bits, ctx).with_users(
+            zeros,
+            ones,
+            &scan.channel,
+            ctx,
+        );
+        scan.visit(root, None, a, b + 1, &open)?;
         "general"
     };
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
@@ -418,39 +414,6 @@ fn scan_in<S: Scalar>(
         engine,
         records: state.records,
     })
-}
-
-fn binary_states(n: usize, truncated: bool) -> u64 {
-    if truncated {
-        (n as u64 + 1).min(64 * (n as f64).sqrt() as u64 + 64)
-    } else {
-        n as u64 + 1
-    }
-}
-
-/// The scan holds, per worker thread, one sibling group per level of the tree plus the node's
-/// group, its two children and two pairs (each pair two arrays): `depth + 7` arrays.
-fn check_profile_memory<S: Scalar>(
-    states: u64,
-    n: usize,
-    query: &ProfileQuery,
-    ctx: &S::Ctx,
-) -> Result<()> {
-    let depth = 2 + (n.max(2) as f64).log2().ceil() as u64;
-    let threads = rayon::current_num_threads() as u64;
-    let arrays = (depth + 7) * threads;
-    let per_value = S::estimated_bytes(n, ctx);
-    let bytes = states.saturating_mul(arrays).saturating_mul(per_value);
-    if bytes > query.options.memory_limit {
-        return Err(Error::TooLarge(format!(
-            "the profile scan would hold about {arrays} arrays of {states} states, estimated {:.1} GiB with the {} backend \
-             and {threads} threads, over the {:.1} GiB limit (raise --max-memory-gib, lower --threads, or use a smaller n)",
-            bytes as f64 / (1u64 << 30) as f64,
-            S::BACKEND,
-            query.options.memory_limit as f64 / (1u64 << 30) as f64
-        )));
-    }
-    Ok(())
 }
 
 /// The maximum over the recorded pairs and the argmax; pruned k lie strictly below the

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::mechanism;
 use inari::Interval;
 use proptest::prelude::*;
 use rug::Rational;
@@ -13,7 +14,7 @@ use shufflecert::arith::mpfr::{MpfrCtx, MpfrInterval};
 use shufflecert::exact::curve::{Direction, delta_at_exp, epsilon_for_delta};
 use shufflecert::exact::divergence::divergences;
 use shufflecert::exact::pair::{PairLaw, PairOptions, pair_law};
-use shufflecert::mechanism::{Entry, Mechanism};
+use shufflecert::mechanism::Mechanism;
 
 const EXACT: ExactCtx = ExactCtx {
     bracket_precision: 192,
@@ -21,33 +22,9 @@ const EXACT: ExactCtx = ExactCtx {
 const MPFR: MpfrCtx = MpfrCtx { precision: 96 };
 
 /// A row of d probabilities from non-negative integer weights (zeros allowed, not all zero).
-fn row(d: usize) -> impl Strategy<Value = Vec<Rational>> {
-    prop::collection::vec(prop_oneof![1 => Just(0u32), 6 => 1u32..30], d)
-        .prop_filter("some positive weight", |w| w.iter().any(|&x| x > 0))
-        .prop_map(|w| {
-            let total: u32 = w.iter().sum();
-            w.iter().map(|&x| Rational::from((x, total))).collect()
-        })
-}
-
-fn mechanism() -> impl Strategy<Value = Mechanism> {
-    (2usize..=4)
-        .prop_flat_map(|d| (row(d), row(d)))
-        .prop_map(|(a, b)| {
-            let entries = |r: Vec<Rational>| r.into_iter().map(Entry::Exact).collect();
-            Mechanism::new(
-                "random",
-                "random".into(),
-                None,
-                [entries(a), entries(b)],
-                None,
-            )
-            .unwrap()
-        })
-}
 
 fn case() -> impl Strategy<Value = (Mechanism, u64, u64)> {
-    (mechanism(), 1u64..=25).prop_flat_map(|(m, n)| (Just(m), Just(n), 0..n))
+    (mechanism(30), 1u64..=25).prop_flat_map(|(m, n)| (Just(m), Just(n), 0..n))
 }
 
 fn thresholds() -> Vec<Rational> {

@@ -37,6 +37,14 @@ fn float_endpoint(x: &Float) -> Endpoint {
     }
 }
 
+fn greater(a: &Float, b: &Float) -> Float {
+    if a >= b { a.clone() } else { b.clone() }
+}
+
+fn lesser(a: &Float, b: &Float) -> Float {
+    if a <= b { a.clone() } else { b.clone() }
+}
+
 /// `a · b` rounded in `round`, with the interval convention `0 · ∞ = 0`.
 fn mul_round(a: &Float, b: &Float, prec: u32, round: Round) -> Float {
     if a.is_zero() || b.is_zero() {
@@ -233,18 +241,7 @@ impl Scalar for MpfrInterval {
     }
 
     fn max(&self, rhs: &Self) -> Self {
-        MpfrInterval::from_floats(
-            if self.lo >= rhs.lo {
-                self.lo.clone()
-            } else {
-                rhs.lo.clone()
-            },
-            if self.hi >= rhs.hi {
-                self.hi.clone()
-            } else {
-                rhs.hi.clone()
-            },
-        )
+        MpfrInterval::from_floats(greater(&self.lo, &rhs.lo), greater(&self.hi, &rhs.hi))
     }
 
     fn certainly_below(&self, bound: &Self) -> bool {
@@ -334,18 +331,7 @@ impl Transcendental for MpfrInterval {
     }
 
     fn hull(&self, rhs: &Self) -> Self {
-        MpfrInterval::from_floats(
-            if self.lo <= rhs.lo {
-                self.lo.clone()
-            } else {
-                rhs.lo.clone()
-            },
-            if self.hi >= rhs.hi {
-                self.hi.clone()
-            } else {
-                rhs.hi.clone()
-            },
-        )
+        MpfrInterval::from_floats(lesser(&self.lo, &rhs.lo), greater(&self.hi, &rhs.hi))
     }
 
     fn clamp_to(&self, lo: &Self, hi: Option<&Self>) -> Self {

@@ -140,6 +140,84 @@ impl<S: Scalar> PairLaw<S> {
     }
 }
 
+/// How laws over n users are computed: which engine, and the truncation depth.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// The binary fast path (d = 2) rather than the general dynamic program.
+    pub binary: bool,
+    /// Truncate below `2^-tau_bits` of the largest value (`None`: keep everything).
+    pub tau_bits: Option<u32>,
+    /// How many values one law over n users stores (an estimate for the binary path).
+    pub states: u64,
+}
+
+/// Chooses the engine and truncation for `mechanism` with n users in backend `S`.
+pub fn plan<S: Scalar>(
+    mechanism: &Mechanism,
+    n: usize,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<Plan> {
+    let d = mechanism.d();
+    let binary = match options.engine {
+        Engine::Auto => d == 2,
+        Engine::Binary if d != 2 => {
+            return Err(Error::argument(
+                "--engine",
+                format!("binary needs 2 outputs, the mechanism has {d}"),
+            ));
+        }
+        Engine::Binary => true,
+        Engine::General => false,
+    };
+    // Truncation needs full support (so that L is bounded and nothing singular is dropped).
+    let tau_bits = if options.truncate && mechanism.has_full_support() && !S::EXACT {
+        options.truncation_bits.or_else(|| S::truncation_bits(ctx))
+    } else {
+        None
+    };
+    let states = if binary {
+        // Windows of about 25 standard deviations, ≤ n + 1.
+        if tau_bits.is_some() {
+            (n as u64 + 1).min(64 * (n as f64).sqrt() as u64 + 64)
+        } else {
+            n as u64 + 1
+        }
+    } else {
+        histogram_count(n as u64, d).unwrap_or(u64::MAX)
+    };
+    Ok(Plan {
+        binary,
+        tau_bits,
+        states,
+    })
+}
+
+/// Refuses, with the estimate, work that would hold `arrays` arrays of `states` values over n
+/// users in backend `S` beyond the memory limit.
+pub fn check_memory<S: Scalar>(
+    what: &str,
+    states: u64,
+    arrays: u64,
+    n: usize,
+    limit: u64,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    let bytes = states
+        .saturating_mul(arrays)
+        .saturating_mul(S::estimated_bytes(n, ctx));
+    if bytes > limit {
+        return Err(Error::TooLarge(format!(
+            "{what} would hold {arrays} arrays of about {states} histogram states, estimated {:.1} GiB with the {} \
+             backend, over the {:.1} GiB limit (raise --max-memory-gib, use a smaller n, or the interval backend)",
+            bytes as f64 / (1u64 << 30) as f64,
+            S::BACKEND,
+            limit as f64 / (1u64 << 30) as f64
+        )));
+    }
+    Ok(())
+}
+
 /// Computes the pair for `mechanism`, n users, k ones, in backend `S`.
 pub fn pair_law<S: Scalar>(
     mechanism: &Mechanism,
@@ -150,77 +228,17 @@ pub fn pair_law<S: Scalar>(
 ) -> Result<PairLaw<S>> {
     check_composition(n, k)?;
     let channel = mechanism.channel::<S>(ctx)?;
-    let d = mechanism.d();
-    let binary = match options.engine {
-        Engine::Auto => d == 2,
-        Engine::Binary => {
-            if d != 2 {
-                return Err(Error::argument(
-                    "--engine",
-                    format!("binary needs 2 outputs, the mechanism has {d}"),
-                ));
-            }
-            true
-        }
-        Engine::General => false,
-    };
     let n = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
     let k = k as usize;
-    // Truncation needs full support (so that L is bounded and nothing singular is dropped).
-    let tau_bits = if options.truncate && mechanism.has_full_support() && !S::EXACT {
-        options.truncation_bits.or_else(|| S::truncation_bits(ctx))
-    } else {
-        None
-    };
-    if binary {
-        check_memory::<S>(
-            estimate_binary_states(n, tau_bits.is_some()),
-            4,
-            n,
-            options,
-            ctx,
-        )?;
-        let group = BinaryGroup::empty(tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
-        Ok(group.pair(&channel, ctx))
-    } else {
-        let states = histogram_count(n as u64, d).unwrap_or(u64::MAX);
-        check_memory::<S>(states, 3, n, options, ctx)?;
-        let index = Arc::new(SimplexIndex::new(d, n)?);
-        let group =
-            GeneralGroup::empty(index, tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
-        Ok(group.pair(&channel, ctx))
+    let plan = plan::<S>(mechanism, n, options, ctx)?;
+    // The common part, P and Q.
+    check_memory::<S>("the pair", plan.states, 3, n, options.memory_limit, ctx)?;
+    if plan.binary {
+        let group = BinaryGroup::empty(plan.tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
+        return Ok(group.pair(&channel, ctx));
     }
-}
-
-fn estimate_binary_states(n: usize, truncated: bool) -> u64 {
-    if truncated {
-        // Windows of about 25 standard deviations, ≤ n + 1.
-        (n as u64 + 1).min(64 * (n as f64).sqrt() as u64 + 64)
-    } else {
-        n as u64 + 1
-    }
-}
-
-fn check_memory<S: Scalar>(
-    states: u64,
-    arrays: u64,
-    n: usize,
-    options: &PairOptions,
-    ctx: &S::Ctx,
-) -> Result<()> {
-    let per_value = S::estimated_bytes(n, ctx);
-    let bytes = states
-        .saturating_mul(arrays)
-        .saturating_mul(per_value)
-        .saturating_add(states.saturating_mul(16));
-    if bytes > options.memory_limit {
-        return Err(Error::TooLarge(format!(
-            "about {states} histogram states, estimated {:.1} GiB with the {} backend, over the {:.1} GiB limit \
-             (raise --max-memory-gib, use a smaller n, or the interval backend)",
-            bytes as f64 / (1u64 << 30) as f64,
-            S::BACKEND,
-            options.memory_limit as f64 / (1u64 << 30) as f64
-        )));
-    }
-    Ok(())
+    let index = Arc::new(SimplexIndex::new(mechanism.d(), n)?);
+    let group =
+        GeneralGroup::empty(index, plan.tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
+    Ok(group.pair(&channel, ctx))
 }

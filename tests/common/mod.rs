@@ -6,9 +6,11 @@
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
+use proptest::prelude::*;
 use rug::Rational;
 use serde_json::Value;
 use shufflecert::enclosure::{Enclosure, Endpoint, parse_rational};
+use shufflecert::mechanism::{Entry, Mechanism};
 use std::collections::HashMap;
 use std::process::Command;
 
@@ -146,4 +148,31 @@ pub fn positive_part(
 /// A rational from a small fraction.
 pub fn big(num: i64, den: i64) -> BigRational {
     BigRational::new(BigInt::from(num), BigInt::from(den))
+}
+
+/// A row of d probabilities from integer weights in `0..max_weight` (zeros allowed, not all zero).
+pub fn row(d: usize, max_weight: u32) -> impl Strategy<Value = Vec<Rational>> {
+    prop::collection::vec(prop_oneof![1 => Just(0u32), 6 => 1u32..max_weight], d)
+        .prop_filter("some positive weight", |w| w.iter().any(|&x| x > 0))
+        .prop_map(|w| {
+            let total: u32 = w.iter().sum();
+            w.iter().map(|&x| Rational::from((x, total))).collect()
+        })
+}
+
+/// A random rational mechanism with d ∈ {2, 3, 4} outputs.
+pub fn mechanism(max_weight: u32) -> impl Strategy<Value = Mechanism> {
+    (2usize..=4)
+        .prop_flat_map(move |d| (row(d, max_weight), row(d, max_weight)))
+        .prop_map(|(a, b)| {
+            let entries = |r: Vec<Rational>| r.into_iter().map(Entry::Exact).collect();
+            Mechanism::new(
+                "random",
+                "random".into(),
+                None,
+                [entries(a), entries(b)],
+                None,
+            )
+            .unwrap()
+        })
 }
