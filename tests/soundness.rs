@@ -21,8 +21,7 @@ const EXACT: ExactCtx = ExactCtx {
 };
 const MPFR: MpfrCtx = MpfrCtx { precision: 96 };
 
-/// A row of d probabilities from non-negative integer weights (zeros allowed, not all zero).
-
+/// A random mechanism, n ≤ 25 and a composition k < n.
 fn case() -> impl Strategy<Value = (Mechanism, u64, u64)> {
     (mechanism(30), 1u64..=25).prop_flat_map(|(m, n)| (Just(m), Just(n), 0..n))
 }
