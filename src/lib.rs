@@ -41,10 +41,13 @@
 //! ```
 
 pub mod arith;
+pub mod asymptotic;
+pub mod check;
 pub mod cli;
 pub mod enclosure;
 pub mod error;
 pub mod exact;
 pub mod mechanism;
+pub mod plot;
 pub mod profile;
 pub mod query;

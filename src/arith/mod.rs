@@ -17,6 +17,7 @@
 pub mod exact;
 pub mod interval;
 pub mod mpfr;
+pub mod special;
 
 use crate::enclosure::Enclosure;
 use rug::Float;

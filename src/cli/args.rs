@@ -25,6 +25,87 @@ pub enum Command {
     Divergences(DivergenceArgs),
     /// The mechanism's guarantee: the worst case over every composition k (δ_M at ε, or ε at δ).
     Profile(ProfileArgs),
+    /// The constants of Part I §3 and §6 (I_π, I_π^mix, χ², score, μ3, μ_n), exactly.
+    Constants(ConstantsArgs),
+    /// Hold every asymptotic prediction of Part I against the certified value it approximates.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ConstantsArgs {
+    /// Mechanism: a TOML/JSON file or a family string.
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    pub mechanism: String,
+
+    /// The composition π ∈ [0, 1] (exact decimal or fraction).
+    #[arg(long, value_name = "P", allow_hyphen_values = true, conflicts_with_all = ["n", "k"], required_unless_present_any = ["n", "pi_range"])]
+    pub pi: Option<String>,
+
+    /// Number of users (with --k: π = k/n, and μ_n = √(I_π/n) is reported).
+    #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "k")]
+    pub n: Option<String>,
+
+    /// Number of ones (with --n).
+    #[arg(long, value_name = "K", allow_hyphen_values = true, requires = "n")]
+    pub k: Option<String>,
+
+    /// Also report the range of I_π and of the mixture underestimate over π in A..B.
+    #[arg(long, value_name = "A..B")]
+    pub pi_range: Option<String>,
+
+    /// Grid points for --pi-range (exact values at each).
+    #[arg(long, value_name = "G", default_value = "181")]
+    pub grid: String,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Number of users n (≥ 1).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub n: String,
+
+    /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    pub k: String,
+
+    /// Points on the local scale, ε = tμ_n (exact decimals ≥ 0), comma-separated.
+    #[arg(
+        long,
+        value_name = "T[,T…]",
+        allow_hyphen_values = true,
+        conflicts_with = "eps",
+        required_unless_present = "eps"
+    )]
+    pub t: Option<String>,
+
+    /// Points given as ε instead (t = ε/μ_n at the given n).
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
+    pub eps: Option<String>,
+
+    /// Further n (k scaled to keep k/n, t fixed): estimate the observed order of each error.
+    #[arg(long, value_name = "N1,N2,…")]
+    pub n_sweep: Option<String>,
+
+    /// Exit with status 1 when a prediction has this verdict (a regression gate).
+    #[arg(long, value_enum, value_name = "VERDICT")]
+    pub fail_on: Option<FailOnArg>,
+
+    /// Draw δ against ε (certified bands, predictions as lines) into this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    pub plot: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// Some prediction certainly under-reports δ (or a divergence).
+    Optimistic,
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +183,10 @@ pub struct DeltaArgs {
     /// e^ε values given directly as rationals ≥ 1 (e.g. 3/2), comma-separated.
     #[arg(long, value_name = "C[,C…]", allow_hyphen_values = true)]
     pub exp_eps: Option<String>,
+
+    /// Also draw both curves over ε ∈ [0, 1.5·max ε] into this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    pub plot: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod output;
+mod plot;
 mod progress;
 mod validate;
 
@@ -11,14 +12,38 @@ use crate::profile;
 use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
 use args::{Cli, Command};
 
-/// Runs one command and returns what goes to stdout.
-pub fn run(cli: &Cli) -> Result<String> {
+/// What a command produced: stdout, and a failure to report after it (a `--fail-on` gate).
+pub struct Outcome {
+    pub stdout: String,
+    pub failure: Option<String>,
+}
+
+impl From<String> for Outcome {
+    fn from(stdout: String) -> Self {
+        Outcome {
+            stdout,
+            failure: None,
+        }
+    }
+}
+
+/// Runs one command.
+pub fn run(cli: &Cli) -> Result<Outcome> {
+    let plain = |s: String| Ok(Outcome::from(s));
     match &cli.command {
         Command::Delta(a) => {
             let query = validate::pair_query(&a.pair)?;
-            let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
-            let computed = answer(&query, &DeltaJob { thresholds })?;
-            Ok(render(
+            let mut thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
+            let asked = thresholds.len();
+            if a.plot.is_some() {
+                thresholds.extend(plot::grid(&thresholds));
+            }
+            let mut computed = answer(&query, &DeltaJob { thresholds })?;
+            let grid = computed.result.split_off(asked);
+            if let Some(path) = &a.plot {
+                plot::delta_plot(path, &query, &grid)?;
+            }
+            plain(render(
                 a.pair.common.json,
                 || output::delta_json(&query, &computed),
                 || output::delta_text(&query, &computed),
@@ -34,7 +59,7 @@ pub fn run(cli: &Cli) -> Result<String> {
                     delta: delta.clone(),
                 },
             )?;
-            Ok(render(
+            plain(render(
                 a.pair.common.json,
                 || output::epsilon_json(&query, &delta, &computed),
                 || output::epsilon_text(&query, &delta, &computed),
@@ -44,7 +69,7 @@ pub fn run(cli: &Cli) -> Result<String> {
             let renyi_orders = validate::rational_list("--renyi-order", &a.renyi_order)?;
             let query = validate::pair_query(&a.pair)?;
             let computed = answer(&query, &DivergenceJob { renyi_orders })?;
-            Ok(render(
+            plain(render(
                 a.pair.common.json,
                 || output::divergences_json(&query, &computed),
                 || output::divergences_text(&query, &computed),
@@ -64,13 +89,94 @@ pub fn run(cli: &Cli) -> Result<String> {
             let result = pool.install(|| profile::profile(&query, &|count| bar.advance(count)));
             bar.finish();
             let result = result?;
-            Ok(render(
+            plain(render(
                 a.common.json,
                 || output::profile_json(&query, &result),
                 || output::profile_text(&query, &result),
             ))
         }
+        Command::Constants(a) => {
+            let mechanism = crate::mechanism::load_mechanism(&a.mechanism)?;
+            let (pi, n) = match (&a.pi, &a.n, &a.k) {
+                (Some(p), _, _) => (Some(validate::composition("--pi", p)?), None),
+                (None, Some(n), Some(k)) => {
+                    let (n, k) = (validate::whole("--n", n)?, validate::whole("--k", k)?);
+                    crate::exact::pair::check_composition(n, k)?;
+                    (Some(rug::Rational::from((k, n))), Some(n))
+                }
+                _ => (None, None),
+            };
+            let range = match &a.pi_range {
+                Some(r) => {
+                    let (lo, hi) = validate::rational_range("--pi-range", r)?;
+                    if lo < 0 || hi > 1 {
+                        return Err(Error::argument("--pi-range", "must lie within [0, 1]"));
+                    }
+                    let grid = validate::whole("--grid", &a.grid)?;
+                    if !(2..=100_000).contains(&grid) {
+                        return Err(Error::argument("--grid", "must be between 2 and 100000"));
+                    }
+                    Some(constants_range(&mechanism, &lo, &hi, grid)?)
+                }
+                None => None,
+            };
+            let at = match &pi {
+                Some(p) => Some(crate::asymptotic::constants(&mechanism, p)?),
+                None => None,
+            };
+            plain(render(
+                a.json,
+                || output::constants_json(&mechanism, at.as_ref(), n, range.as_ref()),
+                || output::constants_text(&mechanism, at.as_ref(), n, range.as_ref()),
+            ))
+        }
+        Command::Check(a) => {
+            let query = validate::check_query(a)?;
+            let report = crate::check::check(&query)?;
+            if let (Some(path), Some(samples)) = (&a.plot, &report.base.samples) {
+                plot::check_plot(path, &query, samples)?;
+            }
+            let stdout = render(
+                a.common.json,
+                || output::check_json(&query, &report),
+                || output::check_text(&query, &report),
+            );
+            let optimistic = report.optimistic().count();
+            let failure = (a.fail_on.is_some() && optimistic > 0).then(|| {
+                format!("check failed: {optimistic} prediction(s) are optimistic (under-report the certified value)")
+            });
+            Ok(Outcome { stdout, failure })
+        }
     }
+}
+
+/// The range of I_π and of the mixture underestimate `1 − I^mix/I_π` over a grid of π.
+fn constants_range(
+    mechanism: &crate::mechanism::Mechanism,
+    lo: &rug::Rational,
+    hi: &rug::Rational,
+    grid: u64,
+) -> Result<output::ConstantsRange> {
+    let mut points = Vec::new();
+    for i in 0..grid {
+        let pi = lo + rug::Rational::from(hi - lo) * rug::Rational::from((i, grid - 1));
+        let c = crate::asymptotic::constants(mechanism, &pi)?;
+        let e = &c.enclosed;
+        let under = crate::arith::Scalar::sub(
+            &crate::arith::Scalar::one(&crate::asymptotic::predictions::PREDICTION_CTX),
+            &crate::arith::Scalar::div(&e.i_mix, &e.i_pi),
+        );
+        points.push((
+            pi,
+            crate::arith::Scalar::enclosure(&e.i_pi),
+            crate::arith::Scalar::enclosure(&under),
+        ));
+    }
+    Ok(output::ConstantsRange {
+        lo: lo.clone(),
+        hi: hi.clone(),
+        points,
+    })
 }
 
 fn render(

@@ -1,7 +1,8 @@
 //! Raw arguments → validated library inputs.  Every error names the option.
 
-use super::args::{BackendArg, CommonArgs, EngineArg, PairArgs, ProfileArgs};
+use super::args::{BackendArg, CheckArgs, CommonArgs, EngineArg, PairArgs, ProfileArgs};
 use crate::arith::exact::ExactCtx;
+use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions, check_composition};
@@ -210,4 +211,80 @@ pub fn thresholds(eps: Option<&str>, exp_eps: Option<&str>) -> Result<Vec<Thresh
         ));
     }
     Ok(out)
+}
+
+/// A range `A..B` of exact rationals.
+pub fn rational_range(field: &str, text: &str) -> Result<(Rational, Rational)> {
+    let (a, b) = text
+        .split_once("..")
+        .ok_or_else(|| Error::argument(field, format!("expected A..B, got \"{text}\"")))?;
+    let (a, b) = (rational(field, a)?, rational(field, b)?);
+    if a > b {
+        return Err(Error::argument(field, "the start exceeds the end"));
+    }
+    Ok((a, b))
+}
+
+/// A composition π ∈ [0, 1].
+pub fn composition(field: &str, text: &str) -> Result<Rational> {
+    let pi = rational(field, text)?;
+    if !(0..=1).contains(&pi) {
+        return Err(Error::argument(field, "must lie in [0, 1]"));
+    }
+    Ok(pi)
+}
+
+/// The checker's question.
+pub fn check_query(args: &CheckArgs) -> Result<CheckQuery> {
+    let n = whole("--n", &args.n)?;
+    let k = whole("--k", &args.k)?;
+    check_composition(n, k)?;
+    let points = match (&args.t, &args.eps) {
+        (Some(t), _) => rational_list("--t", t)?
+            .into_iter()
+            .map(|t| {
+                if t < 0 {
+                    Err(Error::argument("--t", "values must be ≥ 0"))
+                } else {
+                    Ok(CurvePoint::T(t))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?,
+        (None, Some(e)) => rational_list("--eps", e)?
+            .into_iter()
+            .map(|e| {
+                if e < 0 {
+                    Err(Error::argument("--eps", "values must be ≥ 0"))
+                } else {
+                    Ok(CurvePoint::Eps(e))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?,
+        (None, None) => return Err(Error::argument("--t", "give --t or --eps")),
+    };
+    let sweep = match &args.n_sweep {
+        Some(text) => text
+            .split(',')
+            .map(|s| whole("--n-sweep", s))
+            .collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    if sweep.contains(&0) {
+        return Err(Error::argument("--n-sweep", "every n must be at least 1"));
+    }
+    let c = common(&args.common)?;
+    Ok(CheckQuery {
+        pair: PairQuery {
+            mechanism: c.mechanism,
+            n,
+            k,
+            options: c.options,
+            backend: c.backend,
+            exact_ctx: c.exact_ctx,
+            escalate_above: c.escalate_above,
+        },
+        points,
+        sweep,
+        plot_samples: if args.plot.is_some() { 48 } else { 0 },
+    })
 }

@@ -1,0 +1,638 @@
+//! The checker: every asymptotic prediction of Part I held against the certified value it
+//! approximates, with the error, a verdict, and (over a sweep of n at fixed k/n and fixed t)
+//! the observed order of convergence beside the order the theorem claims.
+//!
+//! Verdicts compare the prediction formula's enclosure `p` with the certified enclosure `e`:
+//! `optimistic` when `p < e` certainly (the prediction under-reports: unsafe as a guarantee),
+//! `conservative` when `p ≥ e` certainly, `inside` when the two overlap.
+
+use crate::arith::mpfr::MpfrInterval;
+use crate::arith::{Scalar, Transcendental};
+use crate::asymptotic::chernoff::{ChernoffBound, chernoff_bound};
+use crate::asymptotic::predictions::{self, PREDICTION_CTX, Prediction};
+use crate::asymptotic::{Constants, constants};
+use crate::enclosure::{Enclosure, Endpoint};
+use crate::error::{Error, Result};
+use crate::exact::curve::{self, Direction};
+use crate::exact::divergence::{Divergence, f_divergence};
+use crate::exact::pair::PairLaw;
+use crate::mechanism::Mechanism;
+use crate::query::{Computed, PairJob, PairQuery, Widths, answer};
+use rug::Rational;
+
+/// Where a curve prediction is checked: at `t` (ε = tμ_n) or at ε.
+#[derive(Clone, Debug)]
+pub enum CurvePoint {
+    T(Rational),
+    Eps(Rational),
+}
+
+/// The question: a pair, points on the curve, and optionally a sweep of n.
+#[derive(Clone, Debug)]
+pub struct CheckQuery {
+    pub pair: PairQuery,
+    pub points: Vec<CurvePoint>,
+    /// Further values of n (k scaled to keep k/n fixed, t fixed).
+    pub sweep: Vec<u64>,
+    /// Also sample the curves on this many ε in `[0, ε_max]` for a picture.
+    pub plot_samples: usize,
+}
+
+/// How a prediction compares with the certified value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Inside,
+    Conservative,
+    Optimistic,
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Inside => "inside",
+            Verdict::Conservative => "conservative",
+            Verdict::Optimistic => "optimistic",
+        }
+    }
+
+    fn of(p: &Enclosure, e: &Enclosure) -> Verdict {
+        if p.hi() < e.lo() {
+            Verdict::Optimistic
+        } else if p.lo() >= e.hi() {
+            Verdict::Conservative
+        } else {
+            Verdict::Inside
+        }
+    }
+}
+
+/// One prediction against one certified value.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// What predicts, e.g. `local curve`.
+    pub prediction: &'static str,
+    /// The result it comes from, e.g. `Part I Theorem 7.3`.
+    pub source: &'static str,
+    /// The certified quantity, e.g. `delta_qp`.
+    pub quantity: &'static str,
+    /// Index into the check's points, for curve quantities.
+    pub point: Option<usize>,
+    pub predicted: Prediction,
+    pub certified: Enclosure,
+    /// `predicted − certified` (midpoints; display).
+    pub abs_error: f64,
+    /// `abs_error / certified`.
+    pub rel_error: f64,
+    pub verdict: Verdict,
+    /// The error order the theorem claims, as text, and as an exponent of n when it has one.
+    pub claimed: &'static str,
+    pub claimed_exponent: Option<f64>,
+}
+
+/// A curve point resolved at one n.
+#[derive(Clone, Debug)]
+pub struct ResolvedPoint {
+    pub t: Enclosure,
+    pub eps: Enclosure,
+}
+
+/// A sampled picture: ε grid, certified bands and prediction lines (all as doubles).
+#[derive(Clone, Debug, Default)]
+pub struct CurveSamples {
+    pub eps: Vec<f64>,
+    pub qp: Vec<(f64, f64)>,
+    pub pq: Vec<(f64, f64)>,
+    pub lines: Vec<(&'static str, Vec<f64>)>,
+}
+
+/// Everything computed at one n.
+#[derive(Clone, Debug)]
+pub struct CheckAt {
+    pub n: u64,
+    pub k: u64,
+    pub pi: Rational,
+    pub constants: Constants,
+    pub mu_n: Enclosure,
+    pub mu_mix: Enclosure,
+    pub points: Vec<ResolvedPoint>,
+    pub comparisons: Vec<Comparison>,
+    pub chernoff: Vec<Option<ChernoffBound>>,
+    pub samples: Option<CurveSamples>,
+    pub arithmetic: String,
+}
+
+/// The fit of `ln |error|` against `ln n` for one comparison over the sweep.
+#[derive(Clone, Debug)]
+pub struct OrderFit {
+    pub prediction: &'static str,
+    pub quantity: &'static str,
+    pub point: Option<usize>,
+    /// `(n, abs error)`.
+    pub errors: Vec<(u64, f64)>,
+    pub observed_exponent: Option<f64>,
+    pub claimed: &'static str,
+    pub claimed_exponent: Option<f64>,
+}
+
+/// The whole check.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub base: CheckAt,
+    pub sweep: Vec<CheckAt>,
+    pub fits: Vec<OrderFit>,
+}
+
+impl CheckReport {
+    /// The comparisons whose prediction certainly under-reports.
+    pub fn optimistic(&self) -> impl Iterator<Item = &Comparison> {
+        self.base
+            .comparisons
+            .iter()
+            .filter(|c| c.verdict == Verdict::Optimistic)
+    }
+}
+
+/// Rational bounds `lo ≤ x ≤ hi` of an enclosure of a finite value.
+fn bracket(x: &Enclosure) -> (Rational, Rational) {
+    match (x.lo(), x.hi()) {
+        (Endpoint::Finite(a), Endpoint::Finite(b)) => (a.clone(), b.clone()),
+        _ => panic!("unbounded enclosure of a finite constant"),
+    }
+}
+
+/// The certified values one pair provides to the checker.
+struct CheckJob {
+    /// Rational brackets `[ε_lo, ε_hi]` of the points' ε.
+    brackets: Vec<(Rational, Rational)>,
+    /// ε grid for a picture.
+    grid: Vec<Rational>,
+}
+
+#[derive(Clone, Debug)]
+struct CertifiedValues {
+    qp: Vec<Enclosure>,
+    pq: Vec<Enclosure>,
+    grid_qp: Vec<Enclosure>,
+    grid_pq: Vec<Enclosure>,
+    divergences: Vec<(&'static str, Enclosure)>,
+}
+
+impl PairJob for CheckJob {
+    type Output = CertifiedValues;
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<CertifiedValues> {
+        // δ is non-increasing in ε: at an ε known only to lie in [lo, hi] it lies in
+        // [δ(hi).lo, δ(lo).hi].
+        let at = |dir, (lo, hi): &(Rational, Rational)| {
+            let a = curve::delta(law, dir, hi, ctx);
+            let b = curve::delta(law, dir, lo, ctx);
+            Enclosure::new(a.lo().clone(), b.hi().clone())
+        };
+        let el = law.to_elementary(ctx);
+        let ectx = S::elementary_ctx(ctx);
+        let divergences = [
+            ("jsd", Divergence::Jsd),
+            ("kl_qp", Divergence::KlQp),
+            ("kl_pq", Divergence::KlPq),
+            ("chi2_qp", Divergence::Chi2Qp),
+            ("hellinger2", Divergence::Hellinger2),
+        ]
+        .into_iter()
+        .map(|(name, d)| (name, f_divergence(&el, &d, &ectx)))
+        .collect();
+        Ok(CertifiedValues {
+            qp: self.brackets.iter().map(|b| at(Direction::Qp, b)).collect(),
+            pq: self.brackets.iter().map(|b| at(Direction::Pq, b)).collect(),
+            grid_qp: self
+                .grid
+                .iter()
+                .map(|e| curve::delta(law, Direction::Qp, e, ctx))
+                .collect(),
+            grid_pq: self
+                .grid
+                .iter()
+                .map(|e| curve::delta(law, Direction::Pq, e, ctx))
+                .collect(),
+            divergences,
+        })
+    }
+}
+
+impl Widths for CertifiedValues {
+    fn worst_relative_width(&self, floor: f64) -> f64 {
+        self.qp
+            .iter()
+            .chain(&self.pq)
+            .chain(self.divergences.iter().map(|(_, e)| e))
+            .filter(|e| e.hi().to_f64() >= floor)
+            .map(|e| e.relative_width())
+            .fold(0.0, f64::max)
+    }
+}
+
+/// A prediction's provenance: its formula's name, the result it comes from, and the error
+/// order that result claims.
+struct Claim {
+    prediction: &'static str,
+    source: &'static str,
+    order: &'static str,
+    exponent: Option<f64>,
+}
+
+const LOCAL_QP: Claim = Claim {
+    prediction: "local curve μ_n{φ(t) − tΦ(−t)}",
+    source: "Part I Theorem 7.3",
+    order: "O(n^-1)",
+    exponent: Some(-1.0),
+};
+const LOCAL_PQ: Claim = Claim {
+    source: "Part I Corollary 7.5",
+    ..LOCAL_QP
+};
+const GDP_QP: Claim = Claim {
+    prediction: "GDP, fixed composition μ_n = √(I_π/n)",
+    source: "Part I Corollary 7.4",
+    order: "O(n^-1)",
+    exponent: Some(-1.0),
+};
+const GDP_PQ: Claim = Claim {
+    source: "Part I Corollary 7.5 with (9)",
+    ..GDP_QP
+};
+const GDP_MIX: Claim = Claim {
+    prediction: "GDP, mixture proxy μ = √(I_π^mix/n)",
+    source: "Part I §8.3 (privacy-optimistic)",
+    order: "inconsistent (wrong √n-limit)",
+    exponent: None,
+};
+const RR_BOUNDARY: Claim = Claim {
+    prediction: "randomized-response normal approximation",
+    source: "Part I §10 (error C√a_n, a_n = e^ε0/n)",
+    order: "O(n^-1/2)",
+    exponent: Some(-0.5),
+};
+const CHERNOFF: Claim = Claim {
+    prediction: "Chernoff bound (certified upper bound)",
+    source: "Part I §8.2",
+    order: "upper bound",
+    exponent: None,
+};
+const JSD_LEADING: Claim = Claim {
+    prediction: "I_π/(8n)",
+    source: "Part I §6",
+    order: "O(n^-2)",
+    exponent: Some(-2.0),
+};
+const JSD_CANONICAL: Claim = Claim {
+    prediction: "χ²/(8n) − μ3/(16n²) + 7(χ²)²/(64n²)",
+    source: "Part I §6 (canonical expansion)",
+    order: "O(n^-3)",
+    exponent: Some(-3.0),
+};
+const SMOOTH: Claim = Claim {
+    prediction: "",
+    source: "Part I §6 (smooth f-divergences)",
+    order: "o(n^-1)",
+    exponent: None,
+};
+
+fn compare(
+    claim: &Claim,
+    quantity: &'static str,
+    point: Option<usize>,
+    predicted: Prediction,
+    certified: &Enclosure,
+) -> Comparison {
+    let exact = certified.mid_f64();
+    let abs_error = predicted.value() - exact;
+    Comparison {
+        prediction: claim.prediction,
+        source: claim.source,
+        quantity,
+        point,
+        verdict: Verdict::of(&predicted.formula, certified),
+        predicted,
+        certified: certified.clone(),
+        abs_error,
+        rel_error: abs_error / exact,
+        claimed: claim.order,
+        claimed_exponent: claim.exponent,
+    }
+}
+
+/// True for binary randomized response (two outputs, W1 the mirror of W0): the setting of
+/// Part I §10.
+fn is_binary_rr(m: &Mechanism) -> bool {
+    m.d() == 2 && m.rows[0][0] == m.rows[1][1] && m.rows[0][1] == m.rows[1][0]
+}
+
+/// Runs the checker at one (n, k) with t given (as enclosures) for every point.
+fn check_at(
+    query: &CheckQuery,
+    n: u64,
+    k: u64,
+    ts: &[MpfrInterval],
+    eps_max: Option<&Rational>,
+) -> Result<CheckAt> {
+    let mechanism = &query.pair.mechanism;
+    let pi = Rational::from((k, n));
+    let consts = constants(mechanism, &pi)?;
+    let c = &consts.enclosed;
+    let ctx = &PREDICTION_CTX;
+    let mu = predictions::mu_n(&c.i_pi, n);
+    let mu_mix = predictions::mu_n(&c.i_mix, n);
+    let eps: Vec<MpfrInterval> = ts.iter().map(|t| t.mul(&mu)).collect();
+    let grid: Vec<Rational> = match (eps_max, query.plot_samples) {
+        (Some(max), s) if s > 1 => (1..=s)
+            .map(|i| max * Rational::from((i as u64, s as u64)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let job = CheckJob {
+        brackets: eps.iter().map(|e| bracket(&e.enclosure())).collect(),
+        grid: grid.clone(),
+    };
+    let pair_query = PairQuery {
+        n,
+        k,
+        ..query.pair.clone()
+    };
+    let Computed {
+        result: certified,
+        arithmetic,
+        ..
+    } = answer(&pair_query, &job)?;
+    let mut comparisons = Vec::new();
+    let canonical = k == 0;
+    let rr = canonical && is_binary_rr(mechanism);
+    let channel = mechanism.channel::<MpfrInterval>(ctx)?;
+    let mut chernoff = Vec::new();
+    for (i, (t, e)) in ts.iter().zip(&eps).enumerate() {
+        let local = predictions::local_curve(&mu, t);
+        let gdp_fixed = predictions::gdp(e, &mu);
+        let gdp_mix = predictions::gdp(e, &mu_mix);
+        for (quantity, value, local_claim, gdp_claim) in [
+            ("delta_qp", &certified.qp[i], &LOCAL_QP, &GDP_QP),
+            ("delta_pq", &certified.pq[i], &LOCAL_PQ, &GDP_PQ),
+        ] {
+            comparisons.push(compare(
+                local_claim,
+                quantity,
+                Some(i),
+                local.clone(),
+                value,
+            ));
+            comparisons.push(compare(
+                gdp_claim,
+                quantity,
+                Some(i),
+                gdp_fixed.clone(),
+                value,
+            ));
+            comparisons.push(compare(&GDP_MIX, quantity, Some(i), gdp_mix.clone(), value));
+            if rr {
+                let chi = predictions::mu_n(&c.chi2_10, n);
+                comparisons.push(compare(
+                    &RR_BOUNDARY,
+                    quantity,
+                    Some(i),
+                    predictions::gdp(e, &chi),
+                    value,
+                ));
+            }
+        }
+        if canonical {
+            let bound = chernoff_bound(&channel, n, &e.exp());
+            let as_prediction = Prediction {
+                formula: bound.bound.clone(),
+            };
+            let cmp = compare(
+                &CHERNOFF,
+                "delta_qp",
+                Some(i),
+                as_prediction,
+                &certified.qp[i],
+            );
+            if cmp.verdict == Verdict::Optimistic {
+                return Err(Error::Internal(format!(
+                    "the certified Chernoff bound {} lies below the certified δ {}; no result is reported",
+                    cmp.predicted.formula, cmp.certified
+                )));
+            }
+            comparisons.push(cmp);
+            chernoff.push(Some(bound));
+        } else {
+            chernoff.push(None);
+        }
+    }
+    let divergence = |name: &str| {
+        certified
+            .divergences
+            .iter()
+            .find(|(d, _)| *d == name)
+            .map(|(_, e)| e.clone())
+            .expect("computed")
+    };
+    let jsd = divergence("jsd");
+    comparisons.push(compare(
+        &JSD_LEADING,
+        "jsd",
+        None,
+        predictions::jsd_leading(&c.i_pi, n),
+        &jsd,
+    ));
+    if canonical {
+        comparisons.push(compare(
+            &JSD_CANONICAL,
+            "jsd",
+            None,
+            predictions::jsd_canonical(&c.chi2_10, &c.mu3, n),
+            &jsd,
+        ));
+    }
+    for (quantity, f_second, label) in [
+        ("kl_qp", Rational::from(1), "f''(1)/2 · I_π/n = I_π/(2n)"),
+        ("kl_pq", Rational::from(1), "f''(1)/2 · I_π/n = I_π/(2n)"),
+        ("chi2_qp", Rational::from(2), "f''(1)/2 · I_π/n = I_π/n"),
+        (
+            "hellinger2",
+            Rational::from((1, 4)),
+            "f''(1)/2 · I_π/n = I_π/(8n)",
+        ),
+    ] {
+        let claim = Claim {
+            prediction: label,
+            ..SMOOTH
+        };
+        let predicted = predictions::f_divergence_leading(&f_second, &c.i_pi, n);
+        comparisons.push(compare(
+            &claim,
+            quantity,
+            None,
+            predicted,
+            &divergence(quantity),
+        ));
+    }
+    let samples = (!grid.is_empty()).then(|| {
+        let grid_eps: Vec<MpfrInterval> = grid
+            .iter()
+            .map(|g| MpfrInterval::from_rational(g, ctx))
+            .collect();
+        let band = |v: &[Enclosure]| {
+            v.iter()
+                .map(|e| (e.lo().to_f64(), e.hi().to_f64()))
+                .collect()
+        };
+        let line = |f: &dyn Fn(&MpfrInterval) -> Prediction| {
+            grid_eps.iter().map(|e| f(e).value()).collect::<Vec<f64>>()
+        };
+        let mut lines = vec![
+            (
+                "local curve μ_n{φ(t) − tΦ(−t)}",
+                line(&|e| predictions::local_curve(&mu, &e.div(&mu))),
+            ),
+            (
+                "GDP, fixed composition",
+                line(&|e| predictions::gdp(e, &mu)),
+            ),
+            (
+                "GDP, mixture proxy",
+                line(&|e| predictions::gdp(e, &mu_mix)),
+            ),
+        ];
+        if canonical {
+            lines.push((
+                "Chernoff bound",
+                line(&|e| Prediction {
+                    formula: chernoff_bound(&channel, n, &e.exp()).bound,
+                }),
+            ));
+        }
+        CurveSamples {
+            eps: grid.iter().map(|g| g.to_f64()).collect(),
+            qp: band(&certified.grid_qp),
+            pq: band(&certified.grid_pq),
+            lines,
+        }
+    });
+    Ok(CheckAt {
+        n,
+        k,
+        pi,
+        mu_n: mu.enclosure(),
+        mu_mix: mu_mix.enclosure(),
+        points: ts
+            .iter()
+            .zip(&eps)
+            .map(|(t, e)| ResolvedPoint {
+                t: t.enclosure(),
+                eps: e.enclosure(),
+            })
+            .collect(),
+        comparisons,
+        chernoff,
+        samples,
+        constants: consts,
+        arithmetic,
+    })
+}
+
+/// Least-squares slope of `ln |e|` against `ln n` (at least two non-zero errors).
+fn slope(errors: &[(u64, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = errors
+        .iter()
+        .filter(|(_, e)| *e != 0.0 && e.is_finite())
+        .map(|(n, e)| ((*n as f64).ln(), e.abs().ln()))
+        .collect();
+    if pts.len() < 2 {
+        return None;
+    }
+    let m = pts.len() as f64;
+    let (sx, sy) = pts.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (mx, my) = (sx / m, sy / m);
+    let (num, den) = pts.iter().fold((0.0, 0.0), |(a, b), (x, y)| {
+        (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+    });
+    (den > 0.0).then(|| num / den)
+}
+
+/// Runs the whole check.
+pub fn check(query: &CheckQuery) -> Result<CheckReport> {
+    let (n, k) = (query.pair.n, query.pair.k);
+    crate::exact::pair::check_composition(n, k)?;
+    if query.points.is_empty() {
+        return Err(Error::argument("--t", "give at least one t (or --eps)"));
+    }
+    let pi = Rational::from((k, n));
+    let base_constants = constants(&query.pair.mechanism, &pi)?;
+    let mu = predictions::mu_n(&base_constants.enclosed.i_pi, n);
+    // t for every point: given, or ε/μ_n at the base n (kept fixed across the sweep).
+    let ts: Vec<MpfrInterval> = query
+        .points
+        .iter()
+        .map(|p| match p {
+            CurvePoint::T(t) => MpfrInterval::from_rational(t, &PREDICTION_CTX),
+            CurvePoint::Eps(e) => MpfrInterval::from_rational(e, &PREDICTION_CTX).div(&mu),
+        })
+        .collect();
+    let eps_max = query.plot_samples.gt(&1).then(|| {
+        let largest = ts
+            .iter()
+            .map(|t| t.mul(&mu).approx_f64())
+            .fold(0.0, f64::max);
+        Rational::from_f64((1.5 * largest).max(1e-6)).expect("finite")
+    });
+    let base = check_at(query, n, k, &ts, eps_max.as_ref())?;
+    let mut sweep = Vec::new();
+    for &m in &query.sweep {
+        if m == 0 {
+            return Err(Error::argument("--n-sweep", "every n must be at least 1"));
+        }
+        let km = (Rational::from((k * m, n)) + Rational::from((1, 2)))
+            .floor()
+            .numer()
+            .to_u64()
+            .unwrap_or(0)
+            .min(m - 1);
+        sweep.push(check_at(query, m, km, &ts, None)?);
+    }
+    let fits = if sweep.is_empty() {
+        Vec::new()
+    } else {
+        let mut all: Vec<&CheckAt> = sweep.iter().collect();
+        if !query.sweep.contains(&n) {
+            all.push(&base);
+        }
+        all.sort_by_key(|a| a.n);
+        base.comparisons
+            .iter()
+            .filter(|c| c.claimed != CHERNOFF.order)
+            .map(|c| {
+                // Matched by what is compared (the set of comparisons can differ between n, e.g.
+                // when k/n rounds to 0 and the canonical ones appear).
+                let errors: Vec<(u64, f64)> = all
+                    .iter()
+                    .filter_map(|a| {
+                        a.comparisons
+                            .iter()
+                            .find(|d| {
+                                d.prediction == c.prediction
+                                    && d.quantity == c.quantity
+                                    && d.point == c.point
+                            })
+                            .map(|d| (a.n, d.abs_error))
+                    })
+                    .collect();
+                OrderFit {
+                    prediction: c.prediction,
+                    quantity: c.quantity,
+                    point: c.point,
+                    observed_exponent: slope(&errors),
+                    errors,
+                    claimed: c.claimed,
+                    claimed_exponent: c.claimed_exponent,
+                }
+            })
+            .collect()
+    };
+    Ok(CheckReport { base, sweep, fits })
+}

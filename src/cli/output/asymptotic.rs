@@ -1,0 +1,387 @@
+//! `constants` and `check` output.  Predictions are always labelled as such; certified values
+//! are enclosures.
+
+use super::{mechanism_json, table};
+use crate::asymptotic::Constants;
+use crate::asymptotic::constants::FisherConstants;
+use crate::check::{CheckAt, CheckQuery, CheckReport, Comparison, CurvePoint};
+use crate::enclosure::{Enclosure, exact_string};
+use crate::mechanism::Mechanism;
+use rug::Rational;
+use serde_json::{Value, json};
+
+/// I_π and the mixture underestimate on a grid of π.
+pub struct ConstantsRange {
+    pub lo: Rational,
+    pub hi: Rational,
+    /// `(π, I_π, 1 − I^mix/I_π)` at each grid point.
+    pub points: Vec<(Rational, Enclosure, Enclosure)>,
+}
+
+/// `{"lo", "hi", "f64"}`: the certified value and a double for reading.
+fn value_json(e: &Enclosure) -> Value {
+    let mut v = e.to_json();
+    v["f64"] = json!(e.mid_f64());
+    v
+}
+
+/// A value for a table: the exact rational when short, otherwise the enclosure.
+fn show(e: &Enclosure) -> String {
+    match e.lo().finite() {
+        Some(q) if e.is_point() && exact_string(q).len() <= 24 => exact_string(q),
+        _ if e.is_point() => format!("{:.12} (exact rational, see --json)", e.mid_f64()),
+        _ => e.to_string(),
+    }
+}
+
+fn values(c: &Constants) -> FisherConstants<Enclosure> {
+    match &c.exact {
+        Some(exact) => exact.map(crate::arith::Scalar::enclosure),
+        None => c.enclosed.map(crate::arith::Scalar::enclosure),
+    }
+}
+
+/// `1 − I^mix/I_π`: exact for rational mechanisms.
+fn underestimate(c: &Constants) -> Enclosure {
+    use crate::arith::Scalar;
+    match &c.exact {
+        Some(x) => Enclosure::point(Rational::from(1) - Rational::from(&x.i_mix / &x.i_pi)),
+        None => {
+            let e = &c.enclosed;
+            crate::arith::mpfr::MpfrInterval::one(&crate::asymptotic::predictions::PREDICTION_CTX)
+                .sub(&e.i_mix.div(&e.i_pi))
+                .enclosure()
+        }
+    }
+}
+
+fn mu_n(c: &Constants, n: u64) -> Enclosure {
+    use crate::arith::Scalar;
+    crate::asymptotic::predictions::mu_n(&c.enclosed.i_pi, n).enclosure()
+}
+
+fn extremes(points: &[(Rational, Enclosure)]) -> Value {
+    let by_mid = |a: &&(Rational, Enclosure), b: &&(Rational, Enclosure)| {
+        a.1.mid_f64().total_cmp(&b.1.mid_f64())
+    };
+    let min = points.iter().min_by(by_mid).expect("grid");
+    let max = points.iter().max_by(by_mid).expect("grid");
+    json!({
+        "min": { "pi": exact_string(&min.0), "value": value_json(&min.1) },
+        "max": { "pi": exact_string(&max.0), "value": value_json(&max.1) },
+    })
+}
+
+pub fn constants_json(
+    m: &Mechanism,
+    at: Option<&Constants>,
+    n: Option<u64>,
+    range: Option<&ConstantsRange>,
+) -> Value {
+    let mut v =
+        json!({ "command": "constants", "certified": true, "mechanism": mechanism_json(m) });
+    if let Some(c) = at {
+        let x = values(c);
+        let vec = |v: &[Enclosure]| v.iter().map(value_json).collect::<Vec<_>>();
+        let mat = |m: &[Vec<Enclosure>]| m.iter().map(|r| vec(r)).collect::<Vec<_>>();
+        v["pi"] = json!(exact_string(&x.pi));
+        v["v"] = json!(vec(&x.v));
+        v["sigma0"] = json!(mat(&x.sigma0));
+        v["sigma1"] = json!(mat(&x.sigma1));
+        v["sigma_pi"] = json!(mat(&x.sigma_pi));
+        v["score"] = json!(vec(&x.score));
+        v["i_pi"] = value_json(&x.i_pi);
+        v["i_mix"] = value_json(&x.i_mix);
+        v["mixture_underestimate"] = value_json(&underestimate(c));
+        v["chi2_w1_w0"] = value_json(&x.chi2_10);
+        v["chi2_w0_w1"] = value_json(&x.chi2_01);
+        v["mu3"] = value_json(&x.mu3);
+        if let Some(n) = n {
+            v["n"] = json!(n);
+            v["mu_n"] = value_json(&mu_n(c, n));
+        }
+    }
+    if let Some(r) = range {
+        let i_pi: Vec<(Rational, Enclosure)> = r
+            .points
+            .iter()
+            .map(|p| (p.0.clone(), p.1.clone()))
+            .collect();
+        let under: Vec<(Rational, Enclosure)> = r
+            .points
+            .iter()
+            .map(|p| (p.0.clone(), p.2.clone()))
+            .collect();
+        v["range"] = json!({
+            "pi": [exact_string(&r.lo), exact_string(&r.hi)],
+            "grid_points": r.points.len(),
+            "note": "extremes over the grid; each grid value is certified",
+            "i_pi": extremes(&i_pi),
+            "mixture_underestimate": extremes(&under),
+        });
+    }
+    v
+}
+
+pub fn constants_text(
+    m: &Mechanism,
+    at: Option<&Constants>,
+    n: Option<u64>,
+    range: Option<&ConstantsRange>,
+) -> String {
+    let mut s = format!("shufflecert constants: {}\n", m.name);
+    s += "every value is exact (a rational) or a certified enclosure (Part I §3, §6)\n\n";
+    if let Some(c) = at {
+        let x = values(c);
+        s += &format!("composition π = {}\n\n", exact_string(&x.pi));
+        let vec =
+            |v: &[Enclosure]| format!("({})", v.iter().map(show).collect::<Vec<_>>().join(", "));
+        let mut rows = vec![
+            vec![
+                "I_π = vᵀΣ_π⁺v (fixed composition)".to_string(),
+                show(&x.i_pi),
+                format!("{:.6}", x.i_pi.mid_f64()),
+            ],
+            vec![
+                "I_π^mix = Σ v²/f_π (i.i.d. mixture proxy)".into(),
+                show(&x.i_mix),
+                format!("{:.6}", x.i_mix.mid_f64()),
+            ],
+            vec![
+                "mixture underestimate 1 − I^mix/I_π".into(),
+                show(&underestimate(c)),
+                format!("{:.2} %", 100.0 * underestimate(c).mid_f64()),
+            ],
+            vec![
+                "χ²(W1‖W0) = I_0".into(),
+                show(&x.chi2_10),
+                format!("{:.6}", x.chi2_10.mid_f64()),
+            ],
+            vec![
+                "χ²(W0‖W1)".into(),
+                show(&x.chi2_01),
+                format!("{:.6}", x.chi2_01.mid_f64()),
+            ],
+            vec![
+                "μ3 = E_W0[r(Y)³]".into(),
+                show(&x.mu3),
+                format!("{:.6}", x.mu3.mid_f64()),
+            ],
+        ];
+        if let Some(n) = n {
+            let mu = mu_n(c, n);
+            rows.push(vec![
+                format!("μ_n = √(I_π/n), n = {n}"),
+                show(&mu),
+                format!("{:.6}", mu.mid_f64()),
+            ]);
+        }
+        s += &table(&["constant", "value", "≈"], &rows);
+        s += &format!("\nv = W1 − W0       {}\n", vec(&x.v));
+        s += &format!("s_π = Σ_π⁺ v      {}\n", vec(&x.score));
+        s += "Σ_π              ";
+        s += &x
+            .sigma_pi
+            .iter()
+            .map(|r| vec(r))
+            .collect::<Vec<_>>()
+            .join("\n                 ");
+        s += "\n";
+    }
+    if let Some(r) = range {
+        let pick = |f: &dyn Fn(&(Rational, Enclosure, Enclosure)) -> f64, max: bool| {
+            let it = r.points.iter();
+            let p = if max {
+                it.max_by(|a, b| f(a).total_cmp(&f(b)))
+            } else {
+                it.min_by(|a, b| f(a).total_cmp(&f(b)))
+            };
+            p.expect("grid")
+        };
+        let (imin, imax) = (
+            pick(&|p| p.1.mid_f64(), false),
+            pick(&|p| p.1.mid_f64(), true),
+        );
+        let (umin, umax) = (
+            pick(&|p| p.2.mid_f64(), false),
+            pick(&|p| p.2.mid_f64(), true),
+        );
+        s += &format!(
+            "\nover π ∈ [{}, {}] ({} grid points, each value certified):\n",
+            exact_string(&r.lo),
+            exact_string(&r.hi),
+            r.points.len()
+        );
+        s += &format!(
+            "  I_π ranges over [{:.4}, {:.4}] (min at π = {}, max at π = {}), a factor of {:.3}\n",
+            imin.1.mid_f64(),
+            imax.1.mid_f64(),
+            exact_string(&imin.0),
+            exact_string(&imax.0),
+            imax.1.mid_f64() / imin.1.mid_f64()
+        );
+        s += &format!(
+            "  the mixture underestimate ranges over [{:.2} %, {:.2} %]\n",
+            100.0 * umin.2.mid_f64(),
+            100.0 * umax.2.mid_f64()
+        );
+    }
+    s
+}
+
+fn point_text(query: &CheckQuery, at: &CheckAt, i: usize) -> String {
+    let p = &at.points[i];
+    match &query.points[i] {
+        CurvePoint::T(t) => format!("t = {}, ε = tμ_n ≈ {:.6}", exact_string(t), p.eps.mid_f64()),
+        CurvePoint::Eps(e) => format!("ε = {}, t = ε/μ_n ≈ {:.6}", exact_string(e), p.t.mid_f64()),
+    }
+}
+
+fn comparison_json(c: &Comparison, at: &CheckAt) -> Value {
+    let mut v = json!({
+        "prediction": c.prediction,
+        "source": c.source,
+        "quantity": c.quantity,
+        "predicted": { "value": c.predicted.value(), "formula_enclosure": c.predicted.formula.to_json(), "certified": false },
+        "certified": c.certified.to_json(),
+        "abs_error": c.abs_error,
+        "rel_error": c.rel_error,
+        "verdict": c.verdict.name(),
+        "claimed_order": c.claimed,
+    });
+    if let Some(i) = c.point {
+        v["point"] = json!(i);
+        v["t"] = at.points[i].t.to_json();
+        v["eps"] = at.points[i].eps.to_json();
+    }
+    v
+}
+
+pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
+    let b = &r.base;
+    let c = values(&b.constants);
+    json!({
+        "command": "check",
+        "mechanism": mechanism_json(&query.pair.mechanism),
+        "n": b.n,
+        "k": b.k,
+        "pi": exact_string(&b.pi),
+        "arithmetic": b.arithmetic,
+        "constants": {
+            "i_pi": value_json(&c.i_pi),
+            "i_mix": value_json(&c.i_mix),
+            "mu_n": value_json(&b.mu_n),
+            "mu_mix": value_json(&b.mu_mix),
+        },
+        "note": "predictions are uncertified approximations; certified values are enclosures; verdicts compare the prediction formula's enclosure with the certified enclosure",
+        "comparisons": b.comparisons.iter().map(|c| comparison_json(c, b)).collect::<Vec<_>>(),
+        "optimistic": r.optimistic().count(),
+        "sweep": r.fits.iter().map(|f| json!({
+            "prediction": f.prediction,
+            "quantity": f.quantity,
+            "point": f.point,
+            "errors": f.errors.iter().map(|(n, e)| json!({ "n": n, "abs_error": e })).collect::<Vec<_>>(),
+            "observed_order": f.observed_exponent,
+            "claimed_order": f.claimed,
+            "claimed_exponent": f.claimed_exponent,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn comparison_row(c: &Comparison) -> Vec<String> {
+    vec![
+        c.quantity.to_string(),
+        c.prediction.to_string(),
+        format!("{:.6e}", c.predicted.value()),
+        c.certified.to_string(),
+        format!("{:+.3e}", c.abs_error),
+        format!("{:+.2} %", 100.0 * c.rel_error),
+        c.verdict.name().to_string(),
+        c.claimed.to_string(),
+    ]
+}
+
+pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
+    let b = &r.base;
+    let c = values(&b.constants);
+    let mut s = format!(
+        "shufflecert check: {}  n = {}  k = {}  π = k/n = {}\n",
+        query.pair.mechanism.name,
+        b.n,
+        b.k,
+        exact_string(&b.pi)
+    );
+    s += &format!(
+        "I_π = {:.6} · I_π^mix = {:.6} · μ_n = √(I_π/n) = {:.6} · arithmetic {}\n",
+        c.i_pi.mid_f64(),
+        c.i_mix.mid_f64(),
+        b.mu_n.mid_f64(),
+        b.arithmetic
+    );
+    s += "predictions are uncertified approximations (labelled 'predicted'); the certified column is proven;\n";
+    s += "verdicts: optimistic = under-reports (unsafe as a guarantee), conservative = over-reports, inside = agrees\n";
+    let header = [
+        "quantity",
+        "prediction",
+        "predicted",
+        "certified",
+        "error",
+        "rel. error",
+        "verdict",
+        "claimed error",
+    ];
+    for i in 0..b.points.len() {
+        s += &format!("\npoint {}: {}\n", i + 1, point_text(query, b, i));
+        let rows: Vec<Vec<String>> = b
+            .comparisons
+            .iter()
+            .filter(|c| c.point == Some(i))
+            .map(comparison_row)
+            .collect();
+        s += &table(&header, &rows);
+    }
+    s += "\ndivergences (nats)\n";
+    let rows: Vec<Vec<String>> = b
+        .comparisons
+        .iter()
+        .filter(|c| c.point.is_none())
+        .map(comparison_row)
+        .collect();
+    s += &table(&header, &rows);
+    if !r.fits.is_empty() {
+        let ns: Vec<String> = r.fits[0]
+            .errors
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        s += &format!(
+            "\nobserved convergence order of |error| (n = {}; k/n and t fixed)\n",
+            ns.join(", ")
+        );
+        let rows: Vec<Vec<String>> = r
+            .fits
+            .iter()
+            .map(|f| {
+                vec![
+                    f.quantity.to_string(),
+                    f.point.map_or("—".to_string(), |p| (p + 1).to_string()),
+                    f.prediction.to_string(),
+                    f.observed_exponent
+                        .map_or("—".to_string(), |e| format!("n^{e:.2}")),
+                    f.claimed.to_string(),
+                ]
+            })
+            .collect();
+        s += &table(
+            &["quantity", "point", "prediction", "observed", "claimed"],
+            &rows,
+        );
+    }
+    let optimistic = r.optimistic().count();
+    if optimistic > 0 {
+        s += &format!(
+            "\n{optimistic} prediction(s) are optimistic: they under-report the certified value and are unsafe as guarantees\n"
+        );
+    }
+    s
+}
