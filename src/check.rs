@@ -587,6 +587,13 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
         if m == 0 {
             return Err(Error::argument("--n-sweep", "every n must be at least 1"));
         }
+        if m == n {
+            sweep.push(CheckAt {
+                samples: None,
+                ..base.clone()
+            });
+            continue;
+        }
         let km = (Rational::from((k * m, n)) + Rational::from((1, 2)))
             .floor()
             .numer()
@@ -603,6 +610,7 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
             all.push(&base);
         }
         all.sort_by_key(|a| a.n);
+        all.dedup_by_key(|a| a.n);
         base.comparisons
             .iter()
             .filter(|c| c.claimed != CHERNOFF.order)
@@ -635,4 +643,35 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
             .collect()
     };
     Ok(CheckReport { base, sweep, fits })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(lo: i64, hi: i64) -> Enclosure {
+        Enclosure::from_rationals(Rational::from(lo), Rational::from(hi))
+    }
+
+    #[test]
+    fn verdicts_are_decided_by_the_enclosures() {
+        assert_eq!(Verdict::of(&e(1, 2), &e(3, 4)), Verdict::Optimistic);
+        assert_eq!(Verdict::of(&e(5, 6), &e(3, 4)), Verdict::Conservative);
+        assert_eq!(Verdict::of(&e(4, 6), &e(3, 4)), Verdict::Conservative);
+        assert_eq!(Verdict::of(&e(2, 3), &e(3, 4)), Verdict::Inside);
+        assert_eq!(Verdict::of(&e(3, 4), &e(2, 5)), Verdict::Inside);
+    }
+
+    #[test]
+    fn slope_recovers_a_power_law() {
+        let errors: Vec<(u64, f64)> = [100u64, 200, 400, 800]
+            .iter()
+            .map(|&n| (n, 3.0 * (n as f64).powf(-1.5)))
+            .collect();
+        assert!((slope(&errors).unwrap() + 1.5).abs() < 1e-12);
+        assert_eq!(slope(&errors[..1]), None);
+        // Signs do not matter, zeros are skipped.
+        let mixed = vec![(10, -0.1), (20, 0.0), (100, 0.001)];
+        assert!((slope(&mixed).unwrap() + 2.0).abs() < 1e-12);
+    }
 }

@@ -85,3 +85,52 @@ pub fn jsd_canonical(chi2: &MpfrInterval, mu3: &MpfrInterval, n: u64) -> Predict
 pub fn f_divergence_leading(f_second: &Rational, i: &MpfrInterval, n: u64) -> Prediction {
     Prediction::of(&num(f_second).mul(i).div(&num(&Rational::from(2 * n))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::special::normal_cdf;
+
+    fn point(s: &str) -> MpfrInterval {
+        num(&crate::enclosure::parse_rational(s).unwrap())
+    }
+
+    #[test]
+    fn gdp_at_zero_is_total_variation_of_the_gaussian_pair() {
+        // δ_GDP(0; μ) = Φ(μ/2) − Φ(−μ/2) = 2Φ(μ/2) − 1.
+        let mu = point("0.3");
+        let g = gdp(&point("0"), &mu).formula;
+        let two = MpfrInterval::from_u64(2, &PREDICTION_CTX);
+        let tv = two
+            .mul(&normal_cdf(&point("0.15"), &PREDICTION_CTX))
+            .sub(&MpfrInterval::one(&PREDICTION_CTX));
+        assert!(g.overlaps(&tv.enclosure()));
+        assert!(g.relative_width() < 1e-40);
+    }
+
+    #[test]
+    fn local_curve_and_gdp_agree_to_first_order() {
+        // μ{φ(t) − tΦ(−t)} is the O(μ) term of δ_GDP(tμ; μ): the difference is O(μ²).
+        for mu in ["0.01", "0.001"] {
+            let mu = point(mu);
+            let t = point("1");
+            let local = local_curve(&mu, &t).value();
+            let g = gdp(&t.mul(&mu), &mu).value();
+            let m = mu.approx_f64();
+            assert!((local - g).abs() < 2.0 * m * m, "{local} vs {g}");
+        }
+        // At t = 0 the local curve is μ φ(0) = μ/√(2π).
+        let v = local_curve(&point("0.2"), &point("0")).value();
+        assert!((v - 0.2 / (2.0 * std::f64::consts::PI).sqrt()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn jsd_predictions() {
+        let i = point("1.6");
+        assert!((jsd_leading(&i, 100).value() - 0.002).abs() < 1e-18);
+        // χ²/(8n) − μ3/(16n²) + 7(χ²)²/(64n²) with χ² = 2, μ3 = 1, n = 10.
+        let v = jsd_canonical(&point("2"), &point("1"), 10).value();
+        assert!((v - (2.0 / 80.0 - 1.0 / 1600.0 + 28.0 / 6400.0)).abs() < 1e-15);
+        assert!((f_divergence_leading(&Rational::from(2), &i, 10).value() - 0.16).abs() < 1e-15);
+    }
+}
