@@ -12,11 +12,6 @@ fn q(s: &str) -> Rational {
     parse_rational(s).unwrap()
 }
 
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/fixtures/expected/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// `value` rounds to `printed` (half a unit in the printed value's last place).
 fn rounds_to(value: f64, printed: &str) -> bool {
     let decimals = printed.split_once('.').map_or(0, |(_, f)| f.len());

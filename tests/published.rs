@@ -8,12 +8,10 @@ mod common;
 
 use common::*;
 use rug::Rational;
-use serde_json::Value;
 use shufflecert::enclosure::{Enclosure, parse_rational};
 
 fn check_fixture(file: &str) {
-    let path = format!("{}/fixtures/expected/{file}", env!("CARGO_MANIFEST_DIR"));
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let doc = fixture(file);
     let cases = doc["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {

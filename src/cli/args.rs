@@ -65,15 +65,7 @@ pub struct ConstantsArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
-    pub common: CommonArgs,
-
-    /// Number of users n (≥ 1).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub n: String,
-
-    /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
-    pub k: String,
+    pub pair: PairArgs,
 
     /// Points on the local scale, ε = tμ_n (exact decimals ≥ 0), comma-separated.
     #[arg(

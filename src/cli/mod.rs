@@ -137,7 +137,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 plot::check_plot(path, &query, samples)?;
             }
             let stdout = render(
-                a.common.json,
+                a.pair.common.json,
                 || output::check_json(&query, &report),
                 || output::check_text(&query, &report),
             );

@@ -236,9 +236,6 @@ pub fn composition(field: &str, text: &str) -> Result<Rational> {
 
 /// The checker's question.
 pub fn check_query(args: &CheckArgs) -> Result<CheckQuery> {
-    let n = whole("--n", &args.n)?;
-    let k = whole("--k", &args.k)?;
-    check_composition(n, k)?;
     let points = match (&args.t, &args.eps) {
         (Some(t), _) => rational_list("--t", t)?
             .into_iter()
@@ -272,17 +269,8 @@ pub fn check_query(args: &CheckArgs) -> Result<CheckQuery> {
     if sweep.contains(&0) {
         return Err(Error::argument("--n-sweep", "every n must be at least 1"));
     }
-    let c = common(&args.common)?;
     Ok(CheckQuery {
-        pair: PairQuery {
-            mechanism: c.mechanism,
-            n,
-            k,
-            options: c.options,
-            backend: c.backend,
-            exact_ctx: c.exact_ctx,
-            escalate_above: c.escalate_above,
-        },
+        pair: pair_query(&args.pair)?,
         points,
         sweep,
         plot_samples: if args.plot.is_some() { 48 } else { 0 },

@@ -176,3 +176,10 @@ pub fn mechanism(max_weight: u32) -> impl Strategy<Value = Mechanism> {
             .unwrap()
         })
 }
+
+/// A file of `fixtures/expected/`.
+pub fn fixture(name: &str) -> Value {
+    let path = format!("{}/fixtures/expected/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .expect("valid JSON fixture")
+}
