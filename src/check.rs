@@ -87,6 +87,8 @@ pub struct Comparison {
     /// The error order the theorem claims, as text, and as an exponent of n when it has one.
     pub claimed: &'static str,
     pub claimed_exponent: Option<f64>,
+    /// Set when the composition lies outside the theorem's stated range (interior k/n).
+    pub scope_note: Option<&'static str>,
 }
 
 /// A curve point resolved at one n.
@@ -152,11 +154,13 @@ impl CheckReport {
     }
 }
 
-/// Rational bounds `lo ≤ x ≤ hi` of an enclosure of a finite value.
-fn bracket(x: &Enclosure) -> (Rational, Rational) {
+/// Rational bounds `lo ≤ x ≤ hi` of an enclosure of a finite ε.
+fn bracket(x: &Enclosure) -> Result<(Rational, Rational)> {
     match (x.lo(), x.hi()) {
-        (Endpoint::Finite(a), Endpoint::Finite(b)) => (a.clone(), b.clone()),
-        _ => panic!("unbounded enclosure of a finite constant"),
+        (Endpoint::Finite(a), Endpoint::Finite(b)) => Ok((a.clone(), b.clone())),
+        _ => Err(Error::Unsupported(format!(
+            "ε = tμ_n could not be enclosed (got {x})"
+        ))),
     }
 }
 
@@ -265,7 +269,7 @@ const GDP_MIX: Claim = Claim {
     exponent: None,
 };
 const RR_BOUNDARY: Claim = Claim {
-    prediction: "randomized-response normal approximation",
+    prediction: "randomized-response normal approximation (§10; equals the fixed-composition GDP at fixed ε0)",
     source: "Part I §10 (error C√a_n, a_n = e^ε0/n)",
     order: "O(n^-1/2)",
     exponent: Some(-0.5),
@@ -316,7 +320,17 @@ fn compare(
         rel_error: abs_error / exact,
         claimed: claim.order,
         claimed_exponent: claim.exponent,
+        scope_note: None,
     }
+}
+
+/// Marks a Gaussian-tangent comparison at a boundary composition, where Part I states its
+/// rates for interior k/n only.
+fn at_boundary(mut c: Comparison, boundary: bool) -> Comparison {
+    if boundary {
+        c.scope_note = Some("the theorem is stated for interior k/n");
+    }
+    c
 }
 
 /// True for binary randomized response (two outputs, W1 the mirror of W0): the setting of
@@ -348,7 +362,10 @@ fn check_at(
         _ => Vec::new(),
     };
     let job = CheckJob {
-        brackets: eps.iter().map(|e| bracket(&e.enclosure())).collect(),
+        brackets: eps
+            .iter()
+            .map(|e| bracket(&e.enclosure()))
+            .collect::<Result<_>>()?,
         grid: grid.clone(),
     };
     let pair_query = PairQuery {
@@ -363,6 +380,7 @@ fn check_at(
     } = answer(&pair_query, &job)?;
     let mut comparisons = Vec::new();
     let canonical = k == 0;
+    let boundary = k == 0 || k + 1 == n;
     let rr = canonical && is_binary_rr(mechanism);
     let channel = mechanism.channel::<MpfrInterval>(ctx)?;
     let mut chernoff = Vec::new();
@@ -374,21 +392,15 @@ fn check_at(
             ("delta_qp", &certified.qp[i], &LOCAL_QP, &GDP_QP),
             ("delta_pq", &certified.pq[i], &LOCAL_PQ, &GDP_PQ),
         ] {
-            comparisons.push(compare(
-                local_claim,
-                quantity,
-                Some(i),
-                local.clone(),
-                value,
-            ));
-            comparisons.push(compare(
-                gdp_claim,
-                quantity,
-                Some(i),
-                gdp_fixed.clone(),
-                value,
-            ));
-            comparisons.push(compare(&GDP_MIX, quantity, Some(i), gdp_mix.clone(), value));
+            let local_cmp = compare(local_claim, quantity, Some(i), local.clone(), value);
+            comparisons.push(at_boundary(local_cmp, boundary));
+            let gdp_cmp = compare(gdp_claim, quantity, Some(i), gdp_fixed.clone(), value);
+            comparisons.push(at_boundary(gdp_cmp, boundary));
+            // At π = 0 the mixture constant equals I_0: the proxy coincides with the
+            // fixed-composition prediction and is not reported twice.
+            if k > 0 {
+                comparisons.push(compare(&GDP_MIX, quantity, Some(i), gdp_mix.clone(), value));
+            }
             if rr {
                 let chi = predictions::mu_n(&c.chi2_10, n);
                 comparisons.push(compare(
@@ -564,6 +576,14 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
     }
     let pi = Rational::from((k, n));
     let base_constants = constants(&query.pair.mechanism, &pi)?;
+    if base_constants.enclosed.i_pi.is_exact_zero()
+        || !MpfrInterval::zero(&PREDICTION_CTX).certainly_below(&base_constants.enclosed.i_pi)
+    {
+        return Err(Error::Unsupported(format!(
+            "{}: I_π = 0 (W0 = W1 carries no signal), so the local scale μ_n = 0 and the predictions are undefined",
+            query.pair.mechanism.name
+        )));
+    }
     let mu = predictions::mu_n(&base_constants.enclosed.i_pi, n);
     // t for every point: given, or ε/μ_n at the base n (kept fixed across the sweep).
     let ts: Vec<MpfrInterval> = query
@@ -574,12 +594,26 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
             CurvePoint::Eps(e) => MpfrInterval::from_rational(e, &PREDICTION_CTX).div(&mu),
         })
         .collect();
+    for (t, p) in ts.iter().zip(&query.points) {
+        let eps = t.mul(&mu).approx_f64();
+        if eps.is_nan() || eps > 700.0 {
+            let field = if matches!(p, CurvePoint::T(_)) {
+                "--t"
+            } else {
+                "--eps"
+            };
+            return Err(Error::argument(
+                field,
+                format!("ε = tμ_n ≈ {eps:e} exceeds 700"),
+            ));
+        }
+    }
     let eps_max = query.plot_samples.gt(&1).then(|| {
         let largest = ts
             .iter()
             .map(|t| t.mul(&mu).approx_f64())
             .fold(0.0, f64::max);
-        Rational::from_f64((1.5 * largest).max(1e-6)).expect("finite")
+        Rational::from_f64((1.5 * largest).clamp(1e-6, 700.0)).expect("finite")
     });
     let base = check_at(query, n, k, &ts, eps_max.as_ref())?;
     let mut sweep = Vec::new();

@@ -157,14 +157,6 @@ impl Enclosure {
         )
     }
 
-    /// The smallest enclosure holding both.
-    pub fn hull(&self, other: &Enclosure) -> Enclosure {
-        Enclosure::new(
-            self.lo.clone().min(other.lo.clone()),
-            self.hi.clone().max(other.hi.clone()),
-        )
-    }
-
     /// Intersection with `[0, +∞)`, for quantities known to be non-negative.
     pub fn clamp_nonnegative(self) -> Enclosure {
         let zero = Endpoint::Finite(Rational::new());

@@ -127,9 +127,10 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
         return Err(Error::argument("--n", "must be at least 1"));
     }
     let (a, b) = query.k_range.unwrap_or((0, n - 1));
-    check_composition(n, a)?;
-    check_composition(n, b)
-        .map_err(|_| Error::argument("--k-range", format!("must lie within 0..{}", n - 1)))?;
+    for end in [a, b] {
+        check_composition(n, end)
+            .map_err(|_| Error::argument("--k-range", format!("must lie within 0..{}", n - 1)))?;
+    }
     if a > b {
         return Err(Error::argument(
             "--k-range",
@@ -142,12 +143,7 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
     let partial = (a, b) != (0, n - 1);
     let mut result = match query.backend {
         Backend::Exact => {
-            if !query.mechanism.is_rational() {
-                return Err(Error::Unsupported(format!(
-                    "{}: the exact backend needs rational mechanism entries (give exp_eps0 as a rational, or use --backend interval or mpfr)",
-                    query.mechanism.name
-                )));
-            }
+            query.mechanism.require_rational()?;
             scan_in::<Rational>(query, (a, b), &query.exact_ctx, progress)?
         }
         Backend::Interval => scan_in::<Interval>(query, (a, b), &(), progress)?,
@@ -187,10 +183,15 @@ struct Scan<'a, S: Scalar> {
     resolved: AtomicU64,
 }
 
+/// Largest finite value used as a lower bound of ε: an infinite ε (singular mass above the
+/// target) is recorded as this (still a valid lower bound, and e^700 stays representable).
+const EPS_CAP: u32 = 700;
+
+/// A certified lower bound usable as a threshold: the lower end, capped at [`EPS_CAP`].
 fn lower(e: &Enclosure) -> Rational {
     match e.lo() {
-        Endpoint::Finite(x) => x.clone(),
-        Endpoint::PosInf => Rational::from(u64::MAX),
+        Endpoint::Finite(x) => x.clone().min(Rational::from(EPS_CAP)),
+        Endpoint::PosInf => Rational::from(EPS_CAP),
         Endpoint::NegInf => Rational::new(),
     }
 }
@@ -221,7 +222,7 @@ impl<S: Scalar> Scan<'_, S> {
                         && !(*b > 0
                             && both
                                 .iter()
-                                .all(|&dir| at(pair, dir, t, self.ctx).compare(b) == Tri::Less))
+                                .all(|&dir| t.delta(pair, dir, self.ctx).compare(b) == Tri::Less))
                 })
                 .collect(),
             ProfileQuestion::Epsilon(target) => {
@@ -258,11 +259,11 @@ impl<S: Scalar> Scan<'_, S> {
             ProfileQuestion::Deltas(thresholds) => (
                 thresholds
                     .iter()
-                    .map(|t| at(pair, Direction::Qp, t, self.ctx))
+                    .map(|t| t.delta(pair, Direction::Qp, self.ctx))
                     .collect::<Vec<_>>(),
                 thresholds
                     .iter()
-                    .map(|t| at(pair, Direction::Pq, t, self.ctx))
+                    .map(|t| t.delta(pair, Direction::Pq, self.ctx))
                     .collect::<Vec<_>>(),
             ),
             ProfileQuestion::Epsilon(target) => (
@@ -337,13 +338,6 @@ impl<S: Scalar> Scan<'_, S> {
 /// Nodes covering at least this many k split their children across threads.
 const PARALLEL_MIN: u64 = 256;
 
-fn at<S: Scalar>(pair: &PairLaw<S>, dir: Direction, t: &Threshold, ctx: &S::Ctx) -> Enclosure {
-    match t {
-        Threshold::Eps(e) => curve::delta(pair, dir, e, ctx),
-        Threshold::ExpEps(c) => curve::delta_at_exp(pair, dir, c, ctx),
-    }
-}
-
 fn scan_in<S: Scalar>(
     query: &ProfileQuery,
     (a, b): (u64, u64),
@@ -361,7 +355,7 @@ fn scan_in<S: Scalar>(
     let arrays = (depth + 7) * rayon::current_num_threads() as u64;
     check_memory::<S>(
         "the profile scan",
-        plan.states,
+        &plan,
         arrays,
         nu,
         query.options.memory_limit,

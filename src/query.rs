@@ -99,12 +99,7 @@ pub trait PairJob {
 pub fn answer<J: PairJob>(query: &PairQuery, job: &J) -> Result<Computed<J::Output>> {
     match query.backend {
         Backend::Exact => {
-            if !query.mechanism.is_rational() {
-                return Err(Error::Unsupported(format!(
-                    "{}: the exact backend needs rational mechanism entries (give exp_eps0 as a rational, or use --backend interval or mpfr)",
-                    query.mechanism.name
-                )));
-            }
+            query.mechanism.require_rational()?;
             run_in::<Rational, J>(query, job, &query.exact_ctx, "exact".into())
         }
         Backend::Mpfr { precision } => {
@@ -174,6 +169,22 @@ pub enum Threshold {
 }
 
 impl Threshold {
+    /// δ of the pair at this threshold, in direction `dir`.
+    pub fn delta<S: Scalar>(&self, law: &PairLaw<S>, dir: Direction, ctx: &S::Ctx) -> Enclosure {
+        match self {
+            Threshold::Eps(e) => curve::delta(law, dir, e, ctx),
+            Threshold::ExpEps(c) => curve::delta_at_exp(law, dir, c, ctx),
+        }
+    }
+
+    /// ε as a double (for choosing plot ranges).
+    pub fn eps_f64(&self) -> f64 {
+        match self {
+            Threshold::Eps(e) => e.to_f64(),
+            Threshold::ExpEps(c) => c.to_f64().ln(),
+        }
+    }
+
     /// ε as a decimal string (exact), or `ln(p/q)` for an `e^ε` given directly.
     pub fn eps_text(&self) -> String {
         match self {
@@ -205,12 +216,8 @@ impl PairJob for DeltaJob {
             .thresholds
             .iter()
             .map(|t| {
-                let at = |dir| match t {
-                    Threshold::Eps(e) => curve::delta(law, dir, e, ctx),
-                    Threshold::ExpEps(c) => curve::delta_at_exp(law, dir, c, ctx),
-                };
-                let qp = at(Direction::Qp);
-                let pq = at(Direction::Pq);
+                let qp = t.delta(law, Direction::Qp, ctx);
+                let pq = t.delta(law, Direction::Pq, ctx);
                 let two_sided = qp.max(&pq);
                 DeltaRow {
                     threshold: t.clone(),

@@ -299,11 +299,12 @@ fn canonical_pair_chernoff_bound_and_jsd_expansion() {
         (-3.4..-2.6).contains(&o),
         "canonical JSD expansion order {o}"
     );
-    assert!(
-        comparisons
-            .iter()
-            .any(|c| c["prediction"] == "randomized-response normal approximation")
-    );
+    assert!(comparisons.iter().any(|c| {
+        c["prediction"]
+            .as_str()
+            .unwrap()
+            .starts_with("randomized-response normal approximation")
+    }));
 }
 
 #[test]

@@ -344,3 +344,134 @@ fn table_output_is_human_readable() {
     assert!(run.stdout.contains("[0.1053725861"), "{}", run.stdout);
     assert!(run.stderr.is_empty());
 }
+
+/// Inputs that once crashed: each now gives a result or one clear error line, never a panic.
+#[test]
+fn extreme_inputs_fail_cleanly_or_succeed() {
+    let no_panic = |run: &Run| {
+        assert!(
+            !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
+            "{}",
+            run.stderr
+        );
+    };
+    // An entry that underflows f64: divergences fall back to a backend that represents it.
+    let run = cli(&[
+        "divergences",
+        "-m",
+        "fixtures/mechanisms/underflow.toml",
+        "--n",
+        "20",
+        "--k",
+        "3",
+    ]);
+    no_panic(&run);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    // ε = ∞ for some k in an exact profile (singular mass above δ).
+    let run = cli(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/one-sided.toml",
+        "--n",
+        "5",
+        "--delta",
+        "0.01",
+        "--backend",
+        "exact",
+    ]);
+    no_panic(&run);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("inf"));
+    // The reason for an infinite ε is reported.
+    let out = cli_json(&[
+        "epsilon",
+        "-m",
+        "fixtures/mechanisms/one-sided.toml",
+        "--n",
+        "10",
+        "--k",
+        "3",
+        "--delta",
+        "1e-12",
+    ]);
+    assert_eq!(out["eps_pq"]["lo"], "inf");
+    assert!(out["witnesses"]["pq"]["singular_mass"].is_object());
+    // Thresholds beyond e^700 on the local scale.
+    let run = cli(&[
+        "check",
+        "-m",
+        "fixtures/mechanisms/ternary.toml",
+        "--n",
+        "50",
+        "--k",
+        "10",
+        "--t",
+        "1e12",
+        "--backend",
+        "exact",
+    ]);
+    no_panic(&run);
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("--t"));
+    // Extreme local parameters: constants resolved at higher precision, never unbounded.
+    let out = cli_json(&["constants", "-m", "binary-rr:eps0=115", "--pi", "0.3"]);
+    assert!(enclosure(&out["i_pi"]).relative_width() < 1e-30);
+    // W0 = W1: no signal.
+    let run = cli(&[
+        "constants",
+        "-m",
+        "fixtures/mechanisms/identical.toml",
+        "--pi",
+        "0.5",
+    ]);
+    no_panic(&run);
+    assert_eq!(run.status, 0);
+    assert!(run.stdout.contains("undefined"));
+    let run = cli(&[
+        "check",
+        "-m",
+        "fixtures/mechanisms/identical.toml",
+        "--n",
+        "10",
+        "--k",
+        "2",
+        "--t",
+        "1",
+    ]);
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("no signal"));
+    // A plot that cannot be drawn: the certified table is still printed, then the failure.
+    let svg = std::env::temp_dir().join(format!("shufflecert-empty-{}.svg", std::process::id()));
+    let run = cli(&[
+        "delta",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "100",
+        "--k",
+        "0",
+        "--exp-eps",
+        "1e400",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    no_panic(&run);
+    assert_eq!(run.status, 1);
+    assert!(run.stdout.contains("ln(1e400)") && run.stderr.contains("cannot draw the plot"));
+    // A huge alphabet is refused by the memory guard, which counts the index too.
+    let run = cli(&[
+        "delta",
+        "-m",
+        "k-rr:k=20000,exp_eps0=3",
+        "--n",
+        "1",
+        "--k",
+        "0",
+        "--eps",
+        "0.1",
+        "--max-memory-gib",
+        "0.01",
+    ]);
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("problem too large"));
+}

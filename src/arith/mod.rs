@@ -157,14 +157,6 @@ impl<S: Scalar> ExpValue<S> {
             }
         }
     }
-
-    /// The point or interval when the backend produced a single value.
-    pub fn enclosed(&self) -> Option<&S> {
-        match self {
-            ExpValue::Enclosed(c) => Some(c),
-            ExpValue::Bracket { .. } => None,
-        }
-    }
 }
 
 /// Rationals `lo ≤ e^q ≤ hi` with `hi − lo ≈ 2^-prec · e^q`, from MPFR's correctly rounded exp.

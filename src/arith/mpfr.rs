@@ -280,17 +280,13 @@ impl Transcendental for MpfrInterval {
 
     fn ln(&self) -> Self {
         assert!(self.hi > 0, "ln of a non-positive interval");
-        let mut r = self.monotone(|x, r| {
+        self.monotone(|x, r| {
             if *x <= 0 {
                 *x = Float::with_val(x.prec(), Special::NegInfinity);
             } else {
                 x.ln_round(r);
             }
-        });
-        if r.hi.is_infinite() && r.hi.is_sign_negative() {
-            r.hi = Float::with_val(r.hi.prec(), Special::NegInfinity);
-        }
-        r
+        })
     }
 
     fn sqrt(&self) -> Self {

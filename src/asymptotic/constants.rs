@@ -56,16 +56,23 @@ pub fn require_full_support(mechanism: &Mechanism, what: &str) -> Result<()> {
     )))
 }
 
+/// `diag(w) − wwᵀ`, with the diagonal computed as `w_i · Σ_{j≠i} w_j` (equal to `w_i(1 − w_i)`
+/// when w sums to 1, without the cancellation when `w_i ≈ 1`).
 fn covariance<S: Scalar>(w: &[S], ctx: &S::Ctx) -> Matrix<S> {
     (0..w.len())
         .map(|i| {
             (0..w.len())
                 .map(|j| {
-                    let outer = w[i].mul(&w[j]);
                     if i == j {
-                        w[i].sub(&outer)
+                        let mut rest = S::zero(ctx);
+                        for (m, x) in w.iter().enumerate() {
+                            if m != i {
+                                rest.add_assign(x);
+                            }
+                        }
+                        w[i].mul(&rest)
                     } else {
-                        S::zero(ctx).sub(&outer)
+                        S::zero(ctx).sub(&w[i].mul(&w[j]))
                     }
                 })
                 .collect()

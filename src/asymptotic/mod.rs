@@ -12,8 +12,9 @@ pub mod predictions;
 
 use crate::arith::Scalar;
 use crate::arith::exact::ExactCtx;
-use crate::arith::mpfr::MpfrInterval;
-use crate::error::Result;
+use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::enclosure::Endpoint;
+use crate::error::{Error, Result};
 use crate::mechanism::Mechanism;
 use constants::{FisherConstants, fisher_constants, require_full_support};
 use predictions::PREDICTION_CTX;
@@ -60,10 +61,38 @@ pub fn constants(mechanism: &Mechanism, pi: &Rational) -> Result<Constants> {
             enclosed,
         })
     } else {
-        let channel = mechanism.channel::<MpfrInterval>(&PREDICTION_CTX)?;
-        Ok(Constants {
-            exact: None,
-            enclosed: fisher_constants(&channel, pi, &PREDICTION_CTX),
-        })
+        // Entries like e^-ε0 for a large ε0 cancel in Σ_π and its solve: raise the precision
+        // until I_π is tight, then round every value outward to the prediction precision.
+        for precision in [PREDICTION_CTX.precision, 640, 2560] {
+            let ctx = MpfrCtx { precision };
+            let channel = mechanism.channel::<MpfrInterval>(&ctx)?;
+            let c = fisher_constants(&channel, pi, &ctx);
+            let i = c.i_pi.enclosure();
+            let finite = matches!((i.lo(), i.hi()), (Endpoint::Finite(_), Endpoint::Finite(_)));
+            if finite && i.relative_width() < 1e-30 {
+                return Ok(Constants {
+                    exact: None,
+                    enclosed: c.map(outward_to_prediction_precision),
+                });
+            }
+        }
+        Err(Error::Unsupported(format!(
+            "{}: the Fisher constant I_π could not be resolved even at 2560 bits (entries too extreme)",
+            mechanism.name
+        )))
     }
+}
+
+/// The same enclosure with endpoints rounded outward to the prediction precision (an unbounded
+/// end stays unbounded).
+fn outward_to_prediction_precision(x: &MpfrInterval) -> MpfrInterval {
+    use rug::Float;
+    use rug::float::{Round, Special};
+    let e = x.enclosure();
+    let end = |p: &Endpoint, round: Round| match p {
+        Endpoint::Finite(q) => Float::with_val_round(PREDICTION_CTX.precision, q, round).0,
+        Endpoint::PosInf => Float::with_val(PREDICTION_CTX.precision, Special::Infinity),
+        Endpoint::NegInf => Float::with_val(PREDICTION_CTX.precision, Special::NegInfinity),
+    };
+    MpfrInterval::from_floats(end(e.lo(), Round::Down), end(e.hi(), Round::Up))
 }

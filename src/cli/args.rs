@@ -85,7 +85,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N1,N2,…")]
     pub n_sweep: Option<String>,
 
-    /// Exit with status 1 when a prediction has this verdict (a regression gate).
+    /// Exit with status 1 when a prediction has this verdict at the given n (a regression gate).
     #[arg(long, value_enum, value_name = "VERDICT")]
     pub fail_on: Option<FailOnArg>,
 

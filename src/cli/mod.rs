@@ -33,21 +33,27 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     match &cli.command {
         Command::Delta(a) => {
             let query = validate::pair_query(&a.pair)?;
-            let mut thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
-            let asked = thresholds.len();
-            if a.plot.is_some() {
-                thresholds.extend(plot::grid(&thresholds));
-            }
-            let mut computed = answer(&query, &DeltaJob { thresholds })?;
-            let grid = computed.result.split_off(asked);
-            if let Some(path) = &a.plot {
-                plot::delta_plot(path, &query, &grid)?;
-            }
-            plain(render(
+            let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
+            let grid = plot::grid(&thresholds);
+            let computed = answer(&query, &DeltaJob { thresholds })?;
+            let stdout = render(
                 a.pair.common.json,
                 || output::delta_json(&query, &computed),
                 || output::delta_text(&query, &computed),
-            ))
+            );
+            // The picture is computed on its own, so that its samples never change how the
+            // reported answers were computed.
+            let failure = a.plot.as_ref().and_then(|path| {
+                let picture_query = crate::query::PairQuery {
+                    escalate_above: None,
+                    ..query.clone()
+                };
+                answer(&picture_query, &DeltaJob { thresholds: grid })
+                    .and_then(|rows| plot::delta_plot(path, &query, &rows.result))
+                    .err()
+                    .map(|e| format!("error: {e}"))
+            });
+            Ok(Outcome { stdout, failure })
         }
         Command::Epsilon(a) => {
             let delta = validate::rational("--delta", &a.delta)?;
@@ -133,19 +139,25 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Check(a) => {
             let query = validate::check_query(a)?;
             let report = crate::check::check(&query)?;
-            if let (Some(path), Some(samples)) = (&a.plot, &report.base.samples) {
-                plot::check_plot(path, &query, samples)?;
-            }
+            let plot_failure = match (&a.plot, &report.base.samples) {
+                (Some(path), Some(samples)) => plot::check_plot(path, &query, samples)
+                    .err()
+                    .map(|e| format!("error: {e}")),
+                _ => None,
+            };
             let stdout = render(
                 a.pair.common.json,
                 || output::check_json(&query, &report),
                 || output::check_text(&query, &report),
             );
             let optimistic = report.optimistic().count();
-            let failure = (a.fail_on.is_some() && optimistic > 0).then(|| {
-                format!("check failed: {optimistic} prediction(s) are optimistic (under-report the certified value)")
+            let gate = (a.fail_on.is_some() && optimistic > 0).then(|| {
+                format!("check failed: {optimistic} prediction(s) are optimistic at n = {} (under-report the certified value)", query.pair.n)
             });
-            Ok(Outcome { stdout, failure })
+            Ok(Outcome {
+                stdout,
+                failure: plot_failure.or(gate),
+            })
         }
     }
 }

@@ -9,28 +9,22 @@ use rug::Rational;
 /// Samples per curve.
 const SAMPLES: u64 = 48;
 
-/// ε values (exact decimals) on `(0, 1.5 · max ε]` for a picture of the curves near the asked
-/// thresholds.
+/// ε values (exact decimals) on `(0, 1.5 · max ε]` (at most 700) for a picture of the curves
+/// near the asked thresholds.
 pub fn grid(thresholds: &[Threshold]) -> Vec<Threshold> {
     let largest = thresholds
         .iter()
-        .map(|t| match t {
-            Threshold::Eps(e) => e.to_f64(),
-            Threshold::ExpEps(c) => c.to_f64().ln(),
-        })
+        .map(Threshold::eps_f64)
         .fold(0.0, f64::max);
-    let top = if largest > 0.0 { 1.5 * largest } else { 1.0 };
+    let top = if largest > 0.0 {
+        (1.5 * largest).min(700.0)
+    } else {
+        1.0
+    };
     let top = Rational::from_f64(top).expect("finite");
     (1..=SAMPLES)
         .map(|i| Threshold::Eps(&top * Rational::from((i, SAMPLES))))
         .collect()
-}
-
-fn eps_of(t: &Threshold) -> f64 {
-    match t {
-        Threshold::Eps(e) => e.to_f64(),
-        Threshold::ExpEps(c) => c.to_f64().ln(),
-    }
 }
 
 /// Both certified curves of a pair as bands.
@@ -41,7 +35,7 @@ pub fn delta_plot(path: &str, query: &PairQuery, rows: &[DeltaRow]) -> Result<()
             .iter()
             .map(|r| {
                 (
-                    eps_of(&r.threshold),
+                    r.threshold.eps_f64(),
                     pick(r).lo().to_f64(),
                     pick(r).hi().to_f64(),
                 )

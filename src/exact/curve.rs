@@ -60,13 +60,55 @@ pub fn delta_at_threshold<S: Scalar>(
     if law.omitted == 0 {
         return clamp_probability(sum.enclosure());
     }
+    let (up, down) = truncation_coefficients(law, dir, &c.enclosure());
     let omega = S::from_rational(&law.omitted, ctx);
-    let lower = sum.sub(&c.mul(&omega)).enclosure();
-    let upper = sum.add(&omega).enclosure();
+    let lower = sum
+        .sub(&S::from_rational(&down, ctx).mul(&omega))
+        .enclosure();
+    let upper = sum.add(&S::from_rational(&up, ctx).mul(&omega)).enclosure();
     clamp_probability(Enclosure::new(
         lower.lo().clone().min(upper.hi().clone()),
         upper.hi().clone(),
     ))
+}
+
+/// `(up, down)` with `δ ∈ [A − down·ω, A + up·ω]` for the sum A over the kept states.
+///
+/// Per state the dropped parts add `y = Q_d − cP_d` (Qp) or `y = P_d − cQ_d` (Pq) to the kept
+/// difference, and `x₊ − y₋ ≤ (x + y)₊ ≤ x₊ + y₊`.  Since `Q_d = L_d P_d` with `L_d` in the
+/// ratio range `[r_lo, r_hi]` and both dropped masses are at most ω:
+/// Qp: `y ≤ min(Q_d, (r_hi − c)₊ P_d)`, `y ≥ −(c − r_lo)₊ P_d`;
+/// Pq: `y ≤ (1 − c r_lo)₊ P_d`, `y ≥ −min(c Q_d, (c r_hi − 1)₊ P_d)`.
+fn truncation_coefficients<S>(
+    law: &PairLaw<S>,
+    dir: Direction,
+    c: &Enclosure,
+) -> (Rational, Rational) {
+    let zero = Rational::new();
+    let positive = |x: Rational| if x > 0 { x } else { zero.clone() };
+    let (c_lo, c_hi) = match (c.lo(), c.hi()) {
+        (Endpoint::Finite(a), Endpoint::Finite(b)) => (a.clone(), b.clone()),
+        // An unbounded threshold: the coarse bound δ ∈ [0, A + ω].
+        _ => return (Rational::from(1), Rational::from(u64::MAX)),
+    };
+    let r_lo = &law.ratio_lo;
+    match dir {
+        Direction::Qp => {
+            let up = match &law.ratio_hi {
+                Some(r_hi) => positive(Rational::from(r_hi - &c_lo)).min(Rational::from(1)),
+                None => Rational::from(1),
+            };
+            (up, positive(Rational::from(&c_hi - r_lo)))
+        }
+        Direction::Pq => {
+            let up = positive(Rational::from(1) - Rational::from(&c_lo * r_lo));
+            let down = match &law.ratio_hi {
+                Some(r_hi) => positive(Rational::from(&c_hi * r_hi) - 1u32).min(c_hi.clone()),
+                None => c_hi,
+            };
+            (up, down)
+        }
+    }
 }
 
 fn clamp_probability(e: Enclosure) -> Enclosure {
@@ -126,6 +168,9 @@ pub struct EpsilonCertificate {
     pub exp_hi: Option<Rational>,
     /// δ at `exp_hi`.
     pub delta_at_hi: Option<Enclosure>,
+    /// When `eps` is +∞: the singular mass, certified above the target, that keeps δ above it
+    /// for every ε.
+    pub singular_mass: Option<Enclosure>,
 }
 
 /// Checks `0 < target < 1`.
@@ -159,14 +204,17 @@ pub fn epsilon_for_delta<S: Scalar>(
             exp_lo: one.clone(),
             exp_hi: Some(one),
             delta_at_hi: Some(at_one),
+            singular_mass: None,
         });
     }
-    if singular_mass(law, dir, ctx).compare(target) == Tri::Greater {
+    let singular = singular_mass(law, dir, ctx);
+    if singular.compare(target) == Tri::Greater {
         return Ok(EpsilonCertificate {
             eps: Enclosure::pos_infinity(),
             exp_lo: one,
             exp_hi: None,
             delta_at_hi: None,
+            singular_mass: Some(singular),
         });
     }
     // Upper bracket: the likelihood-ratio bound (δ(c) = 0 beyond max L) or doubling.
@@ -202,6 +250,7 @@ pub fn epsilon_for_delta<S: Scalar>(
             exp_lo: lo.0,
             exp_hi: None,
             delta_at_hi: None,
+            singular_mass: Some(singular),
         });
     };
     let mut search = Search::new(target, lo, (hi, at_hi));
@@ -222,6 +271,7 @@ pub fn epsilon_for_delta<S: Scalar>(
         exp_lo: search.lo,
         exp_hi: Some(search.hi),
         delta_at_hi: Some(search.delta_hi),
+        singular_mass: None,
     })
 }
 

@@ -177,8 +177,12 @@ pub fn f_divergence<S: Transcendental>(
     if law.omitted == 0 {
         return sum.enclosure().clamp_nonnegative();
     }
-    let hi = ratio_hi
-        .expect("truncation happens only with full support, where the ratio range is bounded");
+    // Truncation happens only with full support, where the ratio range is bounded — unless an
+    // entry underflows the backend (e.g. 1e-400 in f64); then nothing bounds the omitted part
+    // from above, and the answer is left to a backend that represents the entry.
+    let Some(hi) = ratio_hi else {
+        return Enclosure::new(Endpoint::Finite(Rational::new()), Endpoint::PosInf);
+    };
     let range = ratio_lo.hull(&hi);
     let omega = S::from_rational(&law.omitted, ctx);
     // sup f̃ over R (≥ 0 since f̃(1) = 0), and inf of the tangent bound over R × R (≤ 0).

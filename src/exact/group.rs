@@ -20,17 +20,11 @@ use std::sync::Arc;
 /// A group's histogram law, possibly truncated: the stored law is a sub-measure of the true one
 /// and `omitted()` bounds the missing mass.
 pub trait GroupLaw<S: Scalar>: Sized + Send + Sync {
-    /// `(a, b)`: users with W0 and with W1.
-    fn composition(&self) -> (usize, usize);
-
     /// The group with `zeros` more W0-users and `ones` more W1-users.
     fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self;
 
     /// The pair `(T_{m,b}, T_{m,b+1})`, `m = a + b + 1`.
     fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S>;
-
-    /// Estimated bytes held by this group's law.
-    fn bytes(&self, ctx: &S::Ctx) -> u64;
 }
 
 /// `[min_y w(y), max_y w(y)]` for `w = W1/W0` (hi `None` = +∞), skipping `0/0`: every likelihood
@@ -86,10 +80,6 @@ impl<S: Scalar> GeneralGroup<S> {
 }
 
 impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
-    fn composition(&self) -> (usize, usize) {
-        (self.zeros, self.ones)
-    }
-
     fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
         let mut h = self.values.clone();
         let mut omitted = self.omitted.clone();
@@ -133,10 +123,6 @@ impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
             layout: Layout::General(self.index.clone()),
         }
     }
-
-    fn bytes(&self, ctx: &S::Ctx) -> u64 {
-        self.values.len() as u64 * S::estimated_bytes(self.zeros + self.ones, ctx)
-    }
 }
 
 /// A group with two outputs: the law of the count of output 1 on a window (§8.1), each added
@@ -166,10 +152,6 @@ impl<S: Scalar> BinaryGroup<S> {
 }
 
 impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
-    fn composition(&self) -> (usize, usize) {
-        (self.zeros, self.ones)
-    }
-
     fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
         let [w0, w1] = &channel.w;
         let mut law = self.law.clone();
@@ -211,9 +193,5 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
                 start: self.law.start,
             },
         }
-    }
-
-    fn bytes(&self, ctx: &S::Ctx) -> u64 {
-        self.law.values.len() as u64 * S::estimated_bytes(self.zeros + self.ones, ctx)
     }
 }

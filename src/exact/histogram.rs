@@ -21,7 +21,6 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct SimplexIndex {
     d: usize,
-    n_max: usize,
     /// `coords[c·i + (y−1)] = N_y` of the state of rank i.
     coords: Vec<u32>,
     /// `nbr[c·i + (y−1)]` = rank of `N − e_y`, or `NONE` when `N_y = 0`.
@@ -76,20 +75,19 @@ impl SimplexIndex {
                 let lower = if y == 0 { 0 } else { s[y - 1] };
                 coords.push((s[y] - lower) as u32);
             }
-            for y in 0..c {
-                let n_y = coords[rank * c + y];
-                if n_y == 0 {
-                    nbr.push(NONE);
-                    continue;
+            // Decrementing N_{y+1} lowers s_j by one for j ≥ y: rank changes by
+            // −Σ_{j≥y} [C(b_j, j+1) − C(b_j − 1, j+1)] = −Σ_{j≥y} C(b_j − 1, j), a suffix sum.
+            let start = nbr.len();
+            nbr.resize(start + c, NONE);
+            let mut drop = 0u64;
+            for y in (0..c).rev() {
+                let b = s[y] + y; // b_{y+1} in 1-based terms
+                if b > 0 {
+                    drop += binom[y][b - 1];
                 }
-                // Decrementing N_{y+1} lowers s_j by one for j ≥ y: rank changes by
-                // −Σ_{j≥y} [C(b_j, j+1) − C(b_j − 1, j+1)] = −Σ_{j≥y} C(b_j − 1, j).
-                let mut r = rank as u64;
-                for (j, sj) in s.iter().enumerate().skip(y) {
-                    let b = sj + j; // b_{j+1} in 1-based terms
-                    r -= binom[j][b - 1];
+                if coords[rank * c + y] > 0 {
+                    nbr[start + y] = (rank as u64 - drop) as u32;
                 }
-                nbr.push(r as u32);
             }
             // Advance to the next tuple in colex order.
             if rank + 1 < total {
@@ -105,7 +103,6 @@ impl SimplexIndex {
         }
         Ok(SimplexIndex {
             d,
-            n_max,
             coords,
             nbr,
             prefix,
@@ -115,11 +112,6 @@ impl SimplexIndex {
     /// The alphabet size d.
     pub fn d(&self) -> usize {
         self.d
-    }
-
-    /// The largest histogram size indexed.
-    pub fn n_max(&self) -> usize {
-        self.n_max
     }
 
     /// Number of histograms of size exactly m (equivalently, of size ≤ m in reduced form).

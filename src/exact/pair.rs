@@ -149,6 +149,8 @@ pub struct Plan {
     pub tau_bits: Option<u32>,
     /// How many values one law over n users stores (an estimate for the binary path).
     pub states: u64,
+    /// Bytes of the general engine's histogram index (ranks of neighbours, coordinates).
+    pub index_bytes: u64,
 }
 
 /// Chooses the engine and truncation for `mechanism` with n users in backend `S`.
@@ -186,36 +188,53 @@ pub fn plan<S: Scalar>(
     } else {
         histogram_count(n as u64, d).unwrap_or(u64::MAX)
     };
+    let index_bytes = if binary {
+        0
+    } else {
+        // coords and neighbour ranks (u32, d − 1 each per state) and a binomial table.
+        let c = (d - 1) as u64;
+        states
+            .saturating_mul(8 * c)
+            .saturating_add(8 * (c + 1) * (n as u64 + c + 1))
+    };
     Ok(Plan {
         binary,
         tau_bits,
         states,
+        index_bytes,
     })
 }
 
-/// Refuses, with the estimate, work that would hold `arrays` arrays of `states` values over n
-/// users in backend `S` beyond the memory limit.
+/// Refuses, with the estimate, work that would hold `arrays` arrays of the plan's states over n
+/// users in backend `S`, plus the plan's index, beyond the memory limit.
 pub fn check_memory<S: Scalar>(
     what: &str,
-    states: u64,
+    plan: &Plan,
     arrays: u64,
     n: usize,
     limit: u64,
     ctx: &S::Ctx,
 ) -> Result<()> {
+    let states = plan.states;
     let bytes = states
         .saturating_mul(arrays)
-        .saturating_mul(S::estimated_bytes(n, ctx));
+        .saturating_mul(S::estimated_bytes(n, ctx))
+        .saturating_add(plan.index_bytes);
     if bytes > limit {
         return Err(Error::TooLarge(format!(
-            "{what} would hold {arrays} arrays of about {states} histogram states, estimated {:.1} GiB with the {} \
-             backend, over the {:.1} GiB limit (raise --max-memory-gib, use a smaller n, or the interval backend)",
-            bytes as f64 / (1u64 << 30) as f64,
+            "{what} would hold {arrays} arrays of about {states} histogram states, estimated {} GiB with the {} \
+             backend, over the {} GiB limit (raise --max-memory-gib or use a smaller n)",
+            gib(bytes),
             S::BACKEND,
-            limit as f64 / (1u64 << 30) as f64
+            gib(limit)
         )));
     }
     Ok(())
+}
+
+/// Bytes as GiB with three significant digits.
+fn gib(bytes: u64) -> String {
+    format!("{:.3}", bytes as f64 / (1u64 << 30) as f64)
 }
 
 /// Computes the pair for `mechanism`, n users, k ones, in backend `S`.
@@ -232,7 +251,7 @@ pub fn pair_law<S: Scalar>(
     let k = k as usize;
     let plan = plan::<S>(mechanism, n, options, ctx)?;
     // The common part, P and Q.
-    check_memory::<S>("the pair", plan.states, 3, n, options.memory_limit, ctx)?;
+    check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
     if plan.binary {
         let group = BinaryGroup::empty(plan.tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
         return Ok(group.pair(&channel, ctx));

@@ -156,6 +156,17 @@ impl Mechanism {
             .all(|e| matches!(e, Entry::Exact(_)))
     }
 
+    /// Checks that the exact backend can take this mechanism (all entries rational).
+    pub fn require_rational(&self) -> Result<()> {
+        if self.is_rational() {
+            return Ok(());
+        }
+        Err(Error::Unsupported(format!(
+            "{}: the exact backend needs rational mechanism entries (give exp_eps0 as a rational, or use --backend interval or mpfr)",
+            self.name
+        )))
+    }
+
     /// `W_b(y) = 0` exactly.  Family entries are always positive.
     pub fn is_zero(&self, b: usize, y: usize) -> bool {
         matches!(&self.rows[b][y], Entry::Exact(q) if *q == 0)
@@ -220,37 +231,6 @@ impl Mechanism {
                 self.rows[1].iter().map(convert).collect(),
             ],
         })
-    }
-
-    /// The likelihood ratios `w(y) = W1(y)/W0(y)` as exact rationals or `None` for `+∞`
-    /// (symbols with `W0(y) = 0 < W1(y)`), skipping symbols with `W0(y) = W1(y) = 0`.  Only for
-    /// rational mechanisms.
-    pub fn ratio_range_rational(&self) -> Option<(Rational, Option<Rational>)> {
-        let [w0, w1] = self.rational_rows()?;
-        let mut lo: Option<Rational> = None;
-        let mut hi: Option<Option<Rational>> = None;
-        for (a, b) in w0.iter().zip(&w1) {
-            if *a == 0 && *b == 0 {
-                continue;
-            }
-            let r = if *a == 0 {
-                None
-            } else {
-                Some(Rational::from(b / a))
-            };
-            if let Some(r) = &r {
-                lo = Some(match lo {
-                    Some(l) if l <= *r => l,
-                    _ => r.clone(),
-                });
-            }
-            hi = Some(match (hi, &r) {
-                (Some(None), _) | (_, None) => None,
-                (Some(Some(h)), Some(r)) => Some(if h >= *r { h } else { r.clone() }),
-                (None, Some(r)) => Some(r.clone()),
-            });
-        }
-        Some((lo.unwrap_or_default(), hi.unwrap_or(None)))
     }
 }
 
@@ -322,9 +302,6 @@ mod tests {
             None,
         )
         .unwrap();
-        let (lo, hi) = m.ratio_range_rational().unwrap();
-        assert_eq!(lo, q("0.5"));
-        assert_eq!(hi, None);
         assert!(!m.has_full_support());
         let c = m.channel::<Interval>(&()).unwrap();
         assert!(c.w[0][2].is_exact_zero());

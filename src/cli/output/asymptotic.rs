@@ -41,10 +41,13 @@ fn values(c: &Constants) -> FisherConstants<Enclosure> {
     }
 }
 
-/// `1 − I^mix/I_π`: exact for rational mechanisms.
-fn underestimate(c: &Constants) -> Enclosure {
+/// `1 − I^mix/I_π`: exact for rational mechanisms; undefined (`None`) when `I_π = 0` (W0 = W1).
+fn underestimate(c: &Constants) -> Option<Enclosure> {
     use crate::arith::Scalar;
-    match &c.exact {
+    if c.enclosed.i_pi.is_exact_zero() || c.exact.as_ref().is_some_and(|x| x.i_pi == 0) {
+        return None;
+    }
+    Some(match &c.exact {
         Some(x) => Enclosure::point(Rational::from(1) - Rational::from(&x.i_mix / &x.i_pi)),
         None => {
             let e = &c.enclosed;
@@ -52,6 +55,15 @@ fn underestimate(c: &Constants) -> Enclosure {
                 .sub(&e.i_mix.div(&e.i_pi))
                 .enclosure()
         }
+    })
+}
+
+/// A double for reading: fixed notation for moderate magnitudes, scientific otherwise.
+fn approx(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:.6e}")
+    } else {
+        format!("{x:.6}")
     }
 }
 
@@ -92,7 +104,7 @@ pub fn constants_json(
         v["score"] = json!(vec(&x.score));
         v["i_pi"] = value_json(&x.i_pi);
         v["i_mix"] = value_json(&x.i_mix);
-        v["mixture_underestimate"] = value_json(&underestimate(c));
+        v["mixture_underestimate"] = underestimate(c).map_or(Value::Null, |u| value_json(&u));
         v["chi2_w1_w0"] = value_json(&x.chi2_10);
         v["chi2_w0_w1"] = value_json(&x.chi2_01);
         v["mu3"] = value_json(&x.mu3);
@@ -140,32 +152,39 @@ pub fn constants_text(
             vec![
                 "I_π = vᵀΣ_π⁺v (fixed composition)".to_string(),
                 show(&x.i_pi),
-                format!("{:.6}", x.i_pi.mid_f64()),
+                approx(x.i_pi.mid_f64()),
             ],
             vec![
                 "I_π^mix = Σ v²/f_π (i.i.d. mixture proxy)".into(),
                 show(&x.i_mix),
-                format!("{:.6}", x.i_mix.mid_f64()),
+                approx(x.i_mix.mid_f64()),
             ],
-            vec![
-                "mixture underestimate 1 − I^mix/I_π".into(),
-                show(&underestimate(c)),
-                format!("{:.2} %", 100.0 * underestimate(c).mid_f64()),
-            ],
+            match underestimate(c) {
+                Some(u) => vec![
+                    "mixture underestimate 1 − I^mix/I_π".into(),
+                    show(&u),
+                    format!("{:.2} %", 100.0 * u.mid_f64()),
+                ],
+                None => vec![
+                    "mixture underestimate 1 − I^mix/I_π".into(),
+                    "undefined (I_π = 0: W0 = W1)".into(),
+                    "—".into(),
+                ],
+            },
             vec![
                 "χ²(W1‖W0) = I_0".into(),
                 show(&x.chi2_10),
-                format!("{:.6}", x.chi2_10.mid_f64()),
+                approx(x.chi2_10.mid_f64()),
             ],
             vec![
                 "χ²(W0‖W1)".into(),
                 show(&x.chi2_01),
-                format!("{:.6}", x.chi2_01.mid_f64()),
+                approx(x.chi2_01.mid_f64()),
             ],
             vec![
                 "μ3 = E_W0[r(Y)³]".into(),
                 show(&x.mu3),
-                format!("{:.6}", x.mu3.mid_f64()),
+                approx(x.mu3.mid_f64()),
             ],
         ];
         if let Some(n) = n {
@@ -173,7 +192,7 @@ pub fn constants_text(
             rows.push(vec![
                 format!("μ_n = √(I_π/n), n = {n}"),
                 show(&mu),
-                format!("{:.6}", mu.mid_f64()),
+                approx(mu.mid_f64()),
             ]);
         }
         s += &table(&["constant", "value", "≈"], &rows);
@@ -207,7 +226,7 @@ pub fn constants_text(
             pick(&|p| p.2.mid_f64(), true),
         );
         s += &format!(
-            "\nover π ∈ [{}, {}] ({} grid points, each value certified):\n",
+            "\nover π ∈ [{}, {}] ({} grid points, each value certified; ≈ doubles below, exact values in --json):\n",
             exact_string(&r.lo),
             exact_string(&r.hi),
             r.points.len()
@@ -232,8 +251,16 @@ pub fn constants_text(
 fn point_text(query: &CheckQuery, at: &CheckAt, i: usize) -> String {
     let p = &at.points[i];
     match &query.points[i] {
-        CurvePoint::T(t) => format!("t = {}, ε = tμ_n ≈ {:.6}", exact_string(t), p.eps.mid_f64()),
-        CurvePoint::Eps(e) => format!("ε = {}, t = ε/μ_n ≈ {:.6}", exact_string(e), p.t.mid_f64()),
+        CurvePoint::T(t) => format!(
+            "t = {}, ε = tμ_n ≈ {}",
+            exact_string(t),
+            approx(p.eps.mid_f64())
+        ),
+        CurvePoint::Eps(e) => format!(
+            "ε = {}, t = ε/μ_n ≈ {}",
+            exact_string(e),
+            approx(p.t.mid_f64())
+        ),
     }
 }
 
@@ -248,6 +275,7 @@ fn comparison_json(c: &Comparison, at: &CheckAt) -> Value {
         "rel_error": c.rel_error,
         "verdict": c.verdict.name(),
         "claimed_order": c.claimed,
+        "scope_note": c.scope_note,
     });
     if let Some(i) = c.point {
         v["point"] = json!(i);
@@ -295,9 +323,16 @@ fn comparison_row(c: &Comparison) -> Vec<String> {
         format!("{:.6e}", c.predicted.value()),
         c.certified.to_string(),
         format!("{:+.3e}", c.abs_error),
-        format!("{:+.2} %", 100.0 * c.rel_error),
+        if c.rel_error.is_finite() {
+            format!("{:+.2} %", 100.0 * c.rel_error)
+        } else {
+            "—".to_string()
+        },
         c.verdict.name().to_string(),
-        c.claimed.to_string(),
+        match c.scope_note {
+            Some(note) => format!("{} ({note})", c.claimed),
+            None => c.claimed.to_string(),
+        },
     ]
 }
 

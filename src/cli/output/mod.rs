@@ -181,6 +181,7 @@ fn witness_json(c: &EpsilonCertificate) -> Value {
         "exp_eps_lo": exact_string(&c.exp_lo),
         "exp_eps_hi": c.exp_hi.as_ref().map(exact_string),
         "delta_at_exp_eps_hi": c.delta_at_hi.as_ref().map(Enclosure::to_json),
+        "singular_mass": c.singular_mass.as_ref().map(Enclosure::to_json),
     })
 }
 
