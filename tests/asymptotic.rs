@@ -114,12 +114,7 @@ fn binary_output_closed_form() {
 fn table4_jsd_against_the_two_constants() {
     let fx = fixture("table4-jsd.json");
     for case in fx["cases"].as_array().unwrap() {
-        let args: Vec<&str> = case["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+        let args = strings(&case["args"]);
         let n: f64 = args[args.iter().position(|a| *a == "--n").unwrap() + 1]
             .parse()
             .unwrap();
@@ -157,12 +152,7 @@ fn table4_jsd_against_the_two_constants() {
 #[test]
 fn table5_gdp_columns_and_verdicts() {
     let fx = fixture("table5-predictions.json");
-    let args: Vec<&str> = fx["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
+    let args = strings(&fx["args"]);
     let out = cli_json(&args);
     for (i, row) in fx["rows"].as_array().unwrap().iter().enumerate() {
         let at = |prefix: &str| {

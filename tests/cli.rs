@@ -147,30 +147,6 @@ fn exact_result_lies_inside_the_interval_result() {
     }
 }
 
-/// A failing run: non-zero exit, nothing on stdout, one line on stderr mentioning `needle`.
-fn assert_fails(args: &[&str], needle: &str) {
-    let run = cli(args);
-    assert_ne!(run.status, 0, "{args:?} should fail");
-    assert!(
-        run.stdout.is_empty(),
-        "{args:?} printed a result: {}",
-        run.stdout
-    );
-    assert!(
-        run.stderr.contains(needle),
-        "{args:?}: stderr lacks {needle:?}: {}",
-        run.stderr
-    );
-    if !run.stderr.starts_with("error:") && !run.stderr.contains("Usage") {
-        assert_eq!(
-            run.stderr.trim_end().lines().count(),
-            1,
-            "one clear line: {}",
-            run.stderr
-        );
-    }
-}
-
 #[test]
 fn bad_mechanism_files_fail_clearly() {
     fn with(file: &str) -> Vec<&str> {

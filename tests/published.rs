@@ -15,12 +15,7 @@ fn check_fixture(file: &str) {
     let cases = doc["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {
-        let args: Vec<&str> = case["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+        let args = strings(&case["args"]);
         let out = cli_json(&args);
         let fresh = enclosure(at(&out, case["key"].as_str().unwrap()));
         let stored = enclosure(&case["certified"]);

@@ -183,3 +183,36 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
         .expect("valid JSON fixture")
 }
+
+/// A JSON list of strings (e.g. a fixture's CLI arguments).
+pub fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .expect("a list")
+        .iter()
+        .map(|a| a.as_str().expect("a string"))
+        .collect()
+}
+
+/// A failing run: non-zero exit, nothing on stdout, one line on stderr mentioning `needle`.
+pub fn assert_fails(args: &[&str], needle: &str) {
+    let run = cli(args);
+    assert_ne!(run.status, 0, "{args:?} should fail");
+    assert!(
+        run.stdout.is_empty(),
+        "{args:?} printed a result: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(needle),
+        "{args:?}: stderr lacks {needle:?}: {}",
+        run.stderr
+    );
+    if !run.stderr.starts_with("error:") && !run.stderr.contains("Usage") {
+        assert_eq!(
+            run.stderr.trim_end().lines().count(),
+            1,
+            "one clear line: {}",
+            run.stderr
+        );
+    }
+}
