@@ -37,6 +37,17 @@ fn query(
     }
 }
 
+/// Runs a profile without progress reporting.
+fn run(
+    m: &Mechanism,
+    n: u64,
+    question: ProfileQuestion,
+    backend: Backend,
+    prune: bool,
+) -> shufflecert::profile::Profile {
+    profile(&query(m, n, question, backend, prune), &|_| {}).unwrap()
+}
+
 fn deltas(answer: &ProfileAnswer) -> &[shufflecert::profile::DeltaProfileRow] {
     match answer {
         ProfileAnswer::Deltas(rows) => rows,
@@ -97,14 +108,14 @@ proptest! {
     fn profile_equals_brute_force_over_all_k(m in mechanism(20), n in 1u64..=9) {
         let expected = brute_force(&m, n);
         for prune in [true, false] {
-            let exact = profile(&query(&m, n, ProfileQuestion::Deltas(thresholds()), Backend::Exact, prune), &|_| {}).unwrap();
+            let exact = run(&m, n, ProfileQuestion::Deltas(thresholds()), Backend::Exact, prune);
             for (row, (max, at)) in deltas(&exact.answer).iter().zip(&expected) {
                 prop_assert!(row.delta.is_point());
                 prop_assert_eq!(row.delta.lo().finite().unwrap(), max);
                 let argmax: Vec<(u64, &str)> = row.argmax.iter().map(|v| (v.k, v.direction.key())).collect();
                 prop_assert_eq!(&argmax, at, "prune = {}", prune);
             }
-            let f64_profile = profile(&query(&m, n, ProfileQuestion::Deltas(thresholds()), Backend::Interval, prune), &|_| {}).unwrap();
+            let f64_profile = run(&m, n, ProfileQuestion::Deltas(thresholds()), Backend::Interval, prune);
             for (row, (max, at)) in deltas(&f64_profile.answer).iter().zip(&expected) {
                 prop_assert!(row.delta.contains(max), "{} misses {}", row.delta, max);
                 // Every exact maximiser is in the interval argmax (which may hold near-ties too).
@@ -139,17 +150,13 @@ fn symmetric_mechanisms_mirror_the_two_directions() {
             );
         }
         // So the profile's argmax comes in mirrored pairs.
-        let p = profile(
-            &query(
-                &m,
-                n,
-                ProfileQuestion::Deltas(thresholds()),
-                Backend::Exact,
-                true,
-            ),
-            &|_| {},
-        )
-        .unwrap();
+        let p = run(
+            &m,
+            n,
+            ProfileQuestion::Deltas(thresholds()),
+            Backend::Exact,
+            true,
+        );
         for row in deltas(&p.answer) {
             for v in &row.argmax {
                 let mirror = if v.direction == Direction::Qp {
@@ -173,17 +180,13 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
     let m = load_mechanism("binary-rr:eps0=1/2").unwrap();
     let target = parse_rational("1e-4").unwrap();
     let run = |prune| {
-        profile(
-            &query(
-                &m,
-                600,
-                ProfileQuestion::Epsilon(target.clone()),
-                Backend::Interval,
-                prune,
-            ),
-            &|_| {},
+        run(
+            &m,
+            600,
+            ProfileQuestion::Epsilon(target.clone()),
+            Backend::Interval,
+            prune,
         )
-        .unwrap()
     };
     let (pruned, full) = (run(true), run(false));
     assert!(pruned.stats.k_pruned > 0 && full.stats.k_pruned == 0);
@@ -225,32 +228,24 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
 #[test]
 fn identical_rows_have_profile_zero() {
     let m = load_mechanism("k-rr:k=3,exp_eps0=1").unwrap();
-    let p = profile(
-        &query(
-            &m,
-            30,
-            ProfileQuestion::Deltas(thresholds()),
-            Backend::Exact,
-            true,
-        ),
-        &|_| {},
-    )
-    .unwrap();
+    let p = run(
+        &m,
+        30,
+        ProfileQuestion::Deltas(thresholds()),
+        Backend::Exact,
+        true,
+    );
     for row in deltas(&p.answer) {
         assert_eq!(row.delta.lo().finite(), Some(&Rational::new()));
         assert!(row.delta.is_point());
     }
-    let p = profile(
-        &query(
-            &m,
-            30,
-            ProfileQuestion::Epsilon(parse_rational("1e-9").unwrap()),
-            Backend::Interval,
-            true,
-        ),
-        &|_| {},
-    )
-    .unwrap();
+    let p = run(
+        &m,
+        30,
+        ProfileQuestion::Epsilon(parse_rational("1e-9").unwrap()),
+        Backend::Interval,
+        true,
+    );
     let ProfileAnswer::Epsilon { eps, .. } = &p.answer else {
         panic!()
     };
@@ -274,34 +269,26 @@ fn one_sided_domination_keeps_the_singular_mass() {
     }
     assert!(singular > 0);
     let huge = vec![Threshold::ExpEps(Rational::from(1_000_000))];
-    let p = profile(
-        &query(
-            &m,
-            n,
-            ProfileQuestion::Deltas(huge),
-            Backend::Interval,
-            true,
-        ),
-        &|_| {},
-    )
-    .unwrap();
+    let p = run(
+        &m,
+        n,
+        ProfileQuestion::Deltas(huge),
+        Backend::Interval,
+        true,
+    );
     assert!(
         deltas(&p.answer)[0].delta.contains(&singular)
             || deltas(&p.answer)[0].delta.lo() >= &Endpoint::Finite(singular.clone())
     );
     // No finite ε reaches a δ below the singular mass.
     let small = Rational::from(&singular / 2u32);
-    let p = profile(
-        &query(
-            &m,
-            n,
-            ProfileQuestion::Epsilon(small),
-            Backend::Interval,
-            true,
-        ),
-        &|_| {},
-    )
-    .unwrap();
+    let p = run(
+        &m,
+        n,
+        ProfileQuestion::Epsilon(small),
+        Backend::Interval,
+        true,
+    );
     let ProfileAnswer::Epsilon { eps, argmax } = &p.answer else {
         panic!()
     };
