@@ -15,7 +15,7 @@ use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::curve::{self, Direction};
 use crate::exact::divergence::{Divergence, f_divergence};
-use crate::exact::pair::PairLaw;
+use crate::exact::law::PairLaw;
 use crate::mechanism::Mechanism;
 use crate::query::{Computed, PairJob, PairQuery, Widths, answer};
 use rug::Rational;

@@ -15,7 +15,8 @@ use crate::error::{Error, Result};
 use crate::exact::canonical;
 use crate::exact::curve::{self, Direction, EpsilonCertificate};
 use crate::exact::divergence::{self, Divergences};
-use crate::exact::pair::{Layout, PairLaw, PairOptions, pair_law};
+use crate::exact::law::{Layout, PairLaw};
+use crate::exact::pair::{PairOptions, pair_law};
 use crate::mechanism::Mechanism;
 use inari::Interval;
 use rug::Rational;
@@ -153,7 +154,8 @@ fn run_in<S: Scalar, J: PairJob>(
         arithmetic,
         engine: match law.layout {
             Layout::Binary { .. } => "binary",
-            Layout::General(_) => "general",
+            Layout::General { .. } => "general",
+            Layout::Reduced => "reduced",
         },
         states: law.len(),
         omitted: law.omitted.clone(),

@@ -13,7 +13,8 @@ use shufflecert::arith::exact::ExactCtx;
 use shufflecert::arith::mpfr::{MpfrCtx, MpfrInterval};
 use shufflecert::exact::curve::{Direction, delta_at_exp, epsilon_for_delta};
 use shufflecert::exact::divergence::divergences;
-use shufflecert::exact::pair::{PairLaw, PairOptions, pair_law};
+use shufflecert::exact::law::PairLaw;
+use shufflecert::exact::pair::{PairOptions, pair_law};
 use shufflecert::mechanism::Mechanism;
 
 const EXACT: ExactCtx = ExactCtx {

@@ -6,7 +6,7 @@
 //! histogram law at all, so it checks the shift-identity computation independently: on every
 //! state where both are defined, the enclosure of `Q/P` must meet the closed form's.
 
-use super::pair::PairLaw;
+use super::law::PairLaw;
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
 
@@ -29,16 +29,15 @@ pub fn canonical_likelihood_ratio<S: Scalar>(
     sum.div(&S::from_u64(n, ctx))
 }
 
-/// Checks a k = 0 pair against the closed form; returns the number of states compared.
-/// Needs `W0` of full support (otherwise the closed form is not defined everywhere) and an
-/// uncontaminated law: complete, or the binary path (whose k = 0 window values are exact
-/// away from the window's two ends).
+/// Checks the pair `(T_{n,0}, T_{n,1})` (k = 0: the caller's contract) against the closed form;
+/// returns the number of states compared.  Needs `W0` of full support (otherwise the closed
+/// form is not defined everywhere) and an uncontaminated law: complete, or the binary path
+/// (whose k = 0 window values are exact away from the window's two ends).
 pub fn cross_check_canonical<S: Scalar>(
     law: &PairLaw<S>,
     channel: &Channel<S>,
     ctx: &S::Ctx,
 ) -> Result<usize> {
-    assert_eq!(law.k, 0, "the canonical identity is for k = 0");
     // In a truncated binary window the first and last states miss S(K−1) resp. S(K) (that mass
     // is in the omitted bound); every other state is exact.
     let edge = usize::from(!law.is_complete());
@@ -49,12 +48,15 @@ pub fn cross_check_canonical<S: Scalar>(
             continue;
         }
         let ratio = q.div(p);
-        let closed = canonical_likelihood_ratio(channel, &law.histogram(i), ctx);
+        let histogram = law.histogram(i).ok_or_else(|| {
+            Error::Internal("the canonical cross-check needs a histogram pair".into())
+        })?;
+        let closed = canonical_likelihood_ratio(channel, &histogram, ctx);
         if ratio.certainly_below(&closed) || closed.certainly_below(&ratio) {
             return Err(Error::Internal(format!(
                 "cross-check failed: at histogram {:?} the shift identities give L ∈ {} but the canonical \
                  closed form gives {}; no result is reported",
-                law.histogram(i),
+                histogram,
                 ratio.enclosure(),
                 closed.enclosure()
             )));

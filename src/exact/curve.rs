@@ -7,7 +7,7 @@
 //! states gives `δ ∈ [A − e^ε ω, A + ω]`, because
 //! `(x + y)₊ ≤ x₊ + Q_d` and `(x + y)₊ ≥ x₊ − e^ε P_d` for `y = Q_d − e^ε P_d`.
 
-use super::pair::PairLaw;
+use super::law::PairLaw;
 use crate::arith::{Scalar, ln_bracket};
 use crate::enclosure::{Enclosure, Endpoint, Tri};
 use crate::error::{Error, Result};

@@ -14,7 +14,7 @@
 //! `g(x + h) ≥ g(x) + ∇g(x)·h` gives `D ≥ Σ_kept g + ω · inf_{l,l'∈R} [f̃(l) + (l' − l) f̃'(l)]`,
 //! with R the ratio range (both `Q_d/P_d` and the kept ratios lie in R).
 
-use super::pair::PairLaw;
+use super::law::PairLaw;
 use crate::arith::{Scalar, Transcendental};
 use crate::enclosure::{Enclosure, Endpoint};
 use rug::Rational;

@@ -10,7 +10,7 @@
 
 use super::binary::{WindowLaw, add_binary_user, binomial_window, convolve};
 use super::histogram::{Pruning, SimplexIndex};
-use super::pair::{Layout, PairLaw};
+use super::law::{Layout, PairLaw};
 use crate::arith::Scalar;
 use crate::enclosure::Endpoint;
 use crate::mechanism::Channel;
@@ -113,14 +113,15 @@ impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
         let q = self.index.shifted(&self.values, m, &channel.w[1], ctx);
         let (ratio_lo, ratio_hi) = ratio_range(channel);
         PairLaw {
-            n: m,
-            k: self.ones,
             p,
             q,
             omitted: self.omitted.clone(),
             ratio_lo,
             ratio_hi,
-            layout: Layout::General(self.index.clone()),
+            layout: Layout::General {
+                n: m,
+                index: self.index.clone(),
+            },
         }
     }
 }
@@ -182,14 +183,13 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
         let q = add_binary_user(&self.law, &channel.w[1], ctx);
         let (ratio_lo, ratio_hi) = ratio_range(channel);
         PairLaw {
-            n: self.zeros + self.ones + 1,
-            k: self.ones,
             p: p.values,
             q: q.values,
             omitted: self.law.omitted.clone(),
             ratio_lo,
             ratio_hi,
             layout: Layout::Binary {
+                n: self.zeros + self.ones + 1,
                 start: self.law.start,
             },
         }

@@ -7,4 +7,5 @@ pub mod curve;
 pub mod divergence;
 pub mod group;
 pub mod histogram;
+pub mod law;
 pub mod pair;

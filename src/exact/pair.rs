@@ -5,10 +5,10 @@
 
 use super::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use super::histogram::{SimplexIndex, histogram_count};
+use super::law::PairLaw;
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
 use crate::mechanism::Mechanism;
-use rug::Rational;
 use std::sync::Arc;
 
 /// Which algorithm computes the pair.
@@ -48,35 +48,6 @@ impl Default for PairOptions {
     }
 }
 
-/// Where the states of a [`PairLaw`] live.
-#[derive(Clone, Debug)]
-pub enum Layout {
-    /// State i is the binary histogram with `K = start + i` ones.
-    Binary { start: usize },
-    /// State i is the histogram of rank i in the index (size n).
-    General(Arc<SimplexIndex>),
-}
-
-/// The pair `(P, Q) = (T_{n,k}, T_{n,k+1})` as enclosures on a list of histograms.
-///
-/// When `omitted > 0` the lists are truncated: the true laws are `P = p + P_d`, `Q = q + Q_d`
-/// with `P_d, Q_d ≥ 0` each of total mass at most `omitted`, and with `Q_d/P_d` pointwise in
-/// the ratio range (they come from the omitted part of `T_{n−1,k}` through the same shift).
-#[derive(Clone, Debug)]
-pub struct PairLaw<S> {
-    pub n: usize,
-    pub k: usize,
-    pub p: Vec<S>,
-    pub q: Vec<S>,
-    pub omitted: Rational,
-    /// `[min_y w(y), max_y w(y)]` with `w = W1/W0` (hi = +∞ when some `W0(y) = 0 < W1(y)`):
-    /// every value of the likelihood ratio `L = Q/P` lies in it (a conditional expectation of
-    /// `w(Y*)`, Part I (6)).
-    pub ratio_lo: Rational,
-    pub ratio_hi: Option<Rational>,
-    pub layout: Layout,
-}
-
 /// Checks `n ≥ 1` and `0 ≤ k ≤ n − 1`.
 pub fn check_composition(n: u64, k: u64) -> Result<()> {
     if n < 1 {
@@ -92,52 +63,6 @@ pub fn check_composition(n: u64, k: u64) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-impl<S: Scalar> PairLaw<S> {
-    /// Number of stored states.
-    pub fn len(&self) -> usize {
-        self.p.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.p.is_empty()
-    }
-
-    /// The histogram `(N_0, …, N_{d−1})` of state i.
-    pub fn histogram(&self, i: usize) -> Vec<u64> {
-        match &self.layout {
-            Layout::Binary { start } => {
-                let k = (start + i) as u64;
-                vec![self.n as u64 - k, k]
-            }
-            Layout::General(index) => index.histogram(self.n, i),
-        }
-    }
-
-    /// The same pair with every value mapped (e.g. into another backend).
-    pub fn map<T>(&self, f: impl Fn(&S) -> T) -> PairLaw<T> {
-        PairLaw {
-            n: self.n,
-            k: self.k,
-            p: self.p.iter().map(&f).collect(),
-            q: self.q.iter().map(&f).collect(),
-            omitted: self.omitted.clone(),
-            ratio_lo: self.ratio_lo.clone(),
-            ratio_hi: self.ratio_hi.clone(),
-            layout: self.layout.clone(),
-        }
-    }
-
-    /// The pair in the backend that evaluates elementary functions of `S`.
-    pub fn to_elementary(&self, ctx: &S::Ctx) -> PairLaw<S::Elementary> {
-        self.map(|x| x.to_elementary(ctx))
-    }
-
-    /// True when nothing was truncated.
-    pub fn is_complete(&self) -> bool {
-        self.omitted == 0
-    }
 }
 
 /// How laws over n users are computed: which engine, and the truncation depth.
