@@ -157,6 +157,25 @@ impl Enclosure {
         )
     }
 
+    /// An enclosure of `x + y` for `x ∈ self`, `y ∈ other` (exact endpoint arithmetic; an
+    /// undefined `∞ − ∞` end is left unbounded).
+    pub fn add(&self, other: &Enclosure) -> Enclosure {
+        use Endpoint::*;
+        let lo = match (&self.lo, &other.lo) {
+            (Finite(a), Finite(b)) => Finite(Rational::from(a + b)),
+            (PosInf, PosInf) => PosInf,
+            (PosInf, Finite(_)) | (Finite(_), PosInf) => PosInf,
+            _ => NegInf,
+        };
+        let hi = match (&self.hi, &other.hi) {
+            (Finite(a), Finite(b)) => Finite(Rational::from(a + b)),
+            (NegInf, NegInf) => NegInf,
+            (NegInf, Finite(_)) | (Finite(_), NegInf) => NegInf,
+            _ => PosInf,
+        };
+        Enclosure::new(lo, hi)
+    }
+
     /// Intersection with `[0, +∞)`, for quantities known to be non-negative.
     pub fn clamp_nonnegative(self) -> Enclosure {
         let zero = Endpoint::Finite(Rational::new());

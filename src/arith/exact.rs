@@ -130,6 +130,14 @@ impl Scalar for Rational {
     fn approx_f64(&self) -> f64 {
         self.to_f64()
     }
+
+    fn f64_bounds(&self) -> (f64, f64) {
+        super::interval::f64_bounds(self)
+    }
+
+    fn to_mpfr(&self, precision: u32) -> MpfrInterval {
+        MpfrInterval::from_rational(self, &MpfrCtx { precision })
+    }
 }
 
 #[cfg(test)]

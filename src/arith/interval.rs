@@ -4,7 +4,7 @@
 //! rounding, so every operation is an enclosure.  Rationals enter through MPFR as well
 //! ([`f64_bounds`]), never through a round-to-nearest conversion.
 
-use super::{ExpValue, Scalar, Transcendental};
+use super::{ExpValue, MpfrInterval, Scalar, Transcendental};
 use crate::enclosure::{Enclosure, Endpoint};
 use inari::Interval;
 use rug::float::Round;
@@ -131,6 +131,17 @@ impl Scalar for Interval {
 
     fn approx_f64(&self) -> f64 {
         self.mid()
+    }
+
+    fn f64_bounds(&self) -> (f64, f64) {
+        (self.inf(), self.sup())
+    }
+
+    fn to_mpfr(&self, precision: u32) -> MpfrInterval {
+        MpfrInterval::from_floats(
+            Float::with_val_round(precision, self.inf(), Round::Down).0,
+            Float::with_val_round(precision, self.sup(), Round::Up).0,
+        )
     }
 }
 

@@ -116,6 +116,13 @@ pub trait Scalar: Clone + Send + Sync + std::fmt::Debug + 'static {
 
     /// A double near the value, to steer searches (never part of a certified result).
     fn approx_f64(&self) -> f64;
+
+    /// Doubles `lo ≤ x ≤ hi` for every `x` in the value, rounded outward (±∞ beyond range).
+    fn f64_bounds(&self) -> (f64, f64);
+
+    /// The value as an MPFR interval with `precision`-bit endpoints, rounded outward (exact
+    /// when the endpoints fit): for long sums that must not accumulate this backend's rounding.
+    fn to_mpfr(&self, precision: u32) -> MpfrInterval;
 }
 
 /// Elementary functions, for the interval backends.  Each returns an enclosure of the range of

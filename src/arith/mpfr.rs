@@ -269,6 +269,20 @@ impl Scalar for MpfrInterval {
             lo.max(hi.min(f64::MAX))
         }
     }
+
+    fn f64_bounds(&self) -> (f64, f64) {
+        (
+            self.lo.to_f64_round(Round::Down),
+            self.hi.to_f64_round(Round::Up),
+        )
+    }
+
+    fn to_mpfr(&self, precision: u32) -> MpfrInterval {
+        MpfrInterval::from_floats(
+            Float::with_val_round(precision, &self.lo, Round::Down).0,
+            Float::with_val_round(precision, &self.hi, Round::Up).0,
+        )
+    }
 }
 
 impl Transcendental for MpfrInterval {

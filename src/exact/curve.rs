@@ -8,6 +8,7 @@
 //! `(x + y)₊ ≤ x₊ + Q_d` and `(x + y)₊ ≥ x₊ − e^ε P_d` for `y = Q_d − e^ε P_d`.
 
 use super::law::PairLaw;
+use super::ordered::{BLOCK, OrderedSums};
 use crate::arith::{Scalar, ln_bracket};
 use crate::enclosure::{Enclosure, Endpoint, Tri};
 use crate::error::{Error, Result};
@@ -47,6 +48,94 @@ fn positive_part_sum<S: Scalar>(a: &[S], b: &[S], c: &S, ctx: &S::Ctx) -> S {
     sum
 }
 
+/// Pairs with fewer states are evaluated directly even when many thresholds are asked.
+const ORDER_MIN_STATES: usize = 4 * BLOCK;
+
+/// One direction of a pair's privacy curve, ready to be evaluated at thresholds.
+pub struct Curve<'a, S: Scalar> {
+    law: &'a PairLaw<S>,
+    dir: Direction,
+    ctx: &'a S::Ctx,
+    /// The states ordered by likelihood ratio, when prepared for many evaluations.
+    ordered: Option<OrderedSums>,
+}
+
+impl<'a, S: Scalar> Curve<'a, S> {
+    /// Each evaluation is one pass over the states.
+    pub fn direct(law: &'a PairLaw<S>, dir: Direction, ctx: &'a S::Ctx) -> Self {
+        Curve {
+            law,
+            dir,
+            ctx,
+            ordered: None,
+        }
+    }
+
+    /// Prepared for many evaluations: the states are ordered by likelihood ratio once, and each
+    /// evaluation then visits only the states near the threshold (`exact::ordered`).  The exact
+    /// backend and small pairs stay direct (the exact backend's sums must stay exact points).
+    pub fn indexed(law: &'a PairLaw<S>, dir: Direction, ctx: &'a S::Ctx) -> Self {
+        let ordered = (!S::EXACT && law.len() >= ORDER_MIN_STATES).then(|| {
+            let (a, b) = dir.laws(law);
+            OrderedSums::new(a, b, S::precision_bits(ctx).max(64) + 64)
+        });
+        Curve {
+            law,
+            dir,
+            ctx,
+            ordered,
+        }
+    }
+
+    /// Prepared for about `evaluations` thresholds: indexed when that pays off.
+    pub fn for_evaluations(
+        law: &'a PairLaw<S>,
+        dir: Direction,
+        ctx: &'a S::Ctx,
+        evaluations: usize,
+    ) -> Self {
+        if evaluations >= 16 {
+            Self::indexed(law, dir, ctx)
+        } else {
+            Self::direct(law, dir, ctx)
+        }
+    }
+
+    /// δ at the threshold `c` (a backend value enclosing `e^ε`): an enclosure of the curve at
+    /// every `e^ε` in `c`, by monotonicity.
+    pub fn at_threshold(&self, c: &S) -> Enclosure {
+        let (a, b) = self.dir.laws(self.law);
+        let kept = match &self.ordered {
+            Some(ordered) => ordered.positive_part_sum(a, b, c, self.ctx),
+            None => positive_part_sum(a, b, c, self.ctx).enclosure(),
+        };
+        if self.law.omitted == 0 {
+            return clamp_probability(kept);
+        }
+        let (up, down) = truncation_coefficients(self.law, self.dir, &c.enclosure());
+        let omega = &self.law.omitted;
+        let lower = match kept.lo() {
+            Endpoint::Finite(x) => Endpoint::Finite(x - Rational::from(&down * omega)),
+            other => other.clone(),
+        };
+        let upper = match kept.hi() {
+            Endpoint::Finite(x) => Endpoint::Finite(x + Rational::from(&up * omega)),
+            other => other.clone(),
+        };
+        clamp_probability(Enclosure::new(lower.min(upper.clone()), upper))
+    }
+
+    /// `δ(ε)` for a rational ε ≥ 0 (its `e^ε` enclosed or bracketed by the backend).
+    pub fn at_eps(&self, eps: &Rational) -> Enclosure {
+        S::exp_rational(eps, self.ctx).eval_nonincreasing(|c| self.at_threshold(c))
+    }
+
+    /// `δ` at `e^ε = exp_eps` given directly as a rational.
+    pub fn at_exp(&self, exp_eps: &Rational) -> Enclosure {
+        self.at_threshold(&S::from_rational(exp_eps, self.ctx))
+    }
+}
+
 /// δ at the threshold `c` (a backend value enclosing `e^ε`): an enclosure of the curve at every
 /// `e^ε` in `c`, by monotonicity.
 pub fn delta_at_threshold<S: Scalar>(
@@ -55,21 +144,7 @@ pub fn delta_at_threshold<S: Scalar>(
     c: &S,
     ctx: &S::Ctx,
 ) -> Enclosure {
-    let (a, b) = dir.laws(law);
-    let sum = positive_part_sum(a, b, c, ctx);
-    if law.omitted == 0 {
-        return clamp_probability(sum.enclosure());
-    }
-    let (up, down) = truncation_coefficients(law, dir, &c.enclosure());
-    let omega = S::from_rational(&law.omitted, ctx);
-    let lower = sum
-        .sub(&S::from_rational(&down, ctx).mul(&omega))
-        .enclosure();
-    let upper = sum.add(&S::from_rational(&up, ctx).mul(&omega)).enclosure();
-    clamp_probability(Enclosure::new(
-        lower.lo().clone().min(upper.hi().clone()),
-        upper.hi().clone(),
-    ))
+    Curve::direct(law, dir, ctx).at_threshold(c)
 }
 
 /// `(up, down)` with `δ ∈ [A − down·ω, A + up·ω]` for the sum A over the kept states.
@@ -126,7 +201,7 @@ pub fn delta<S: Scalar>(
     eps: &Rational,
     ctx: &S::Ctx,
 ) -> Enclosure {
-    S::exp_rational(eps, ctx).eval_nonincreasing(|c| delta_at_threshold(law, dir, c, ctx))
+    Curve::direct(law, dir, ctx).at_eps(eps)
 }
 
 /// `δ` at `e^ε = exp_eps` given directly as a rational.
@@ -136,7 +211,7 @@ pub fn delta_at_exp<S: Scalar>(
     exp_eps: &Rational,
     ctx: &S::Ctx,
 ) -> Enclosure {
-    delta_at_threshold(law, dir, &S::from_rational(exp_eps, ctx), ctx)
+    Curve::direct(law, dir, ctx).at_exp(exp_eps)
 }
 
 /// The total variation distance `TV(P, Q) = δ_{Q‖P}(0)`.
@@ -194,85 +269,93 @@ pub fn epsilon_for_delta<S: Scalar>(
     target: &Rational,
     ctx: &S::Ctx,
 ) -> Result<EpsilonCertificate> {
-    check_target(target)?;
-    let eval = |c: &Rational| delta_at_exp(law, dir, c, ctx);
-    let one = Rational::from(1);
-    let at_one = eval(&one);
-    if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
-        return Ok(EpsilonCertificate {
-            eps: Enclosure::point(Rational::new()),
-            exp_lo: one.clone(),
-            exp_hi: Some(one),
-            delta_at_hi: Some(at_one),
-            singular_mass: None,
-        });
-    }
-    let singular = singular_mass(law, dir, ctx);
-    if singular.compare(target) == Tri::Greater {
-        return Ok(EpsilonCertificate {
-            eps: Enclosure::pos_infinity(),
-            exp_lo: one,
-            exp_hi: None,
-            delta_at_hi: None,
-            singular_mass: Some(singular),
-        });
-    }
-    // Upper bracket: the likelihood-ratio bound (δ(c) = 0 beyond max L) or doubling.
-    let mut hi = match dir {
-        Direction::Qp => law.ratio_hi.clone(),
-        Direction::Pq if law.ratio_lo > 0 => Some(Rational::from(1) / &law.ratio_lo),
-        Direction::Pq => None,
-    }
-    .filter(|c| *c > 1)
-    .unwrap_or_else(|| Rational::from(2));
-    let mut lo = (Rational::from(1), at_one);
-    let mut found = None;
-    for _ in 0..128 {
-        let d = eval(&hi);
-        match d.compare(target) {
-            Tri::Less | Tri::Equal => {
-                found = Some(d);
-                break;
-            }
-            Tri::Greater => lo = (hi.clone(), d),
-            Tri::Unknown => {}
+    Curve::indexed(law, dir, ctx).epsilon_for(target)
+}
+
+impl<S: Scalar> Curve<'_, S> {
+    /// The certified ε for a target δ on this curve (see [`epsilon_for_delta`]).
+    pub fn epsilon_for(&self, target: &Rational) -> Result<EpsilonCertificate> {
+        let (law, dir, ctx) = (self.law, self.dir, self.ctx);
+        check_target(target)?;
+        let eval = |c: &Rational| self.at_exp(c);
+        let one = Rational::from(1);
+        let at_one = eval(&one);
+        if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
+            return Ok(EpsilonCertificate {
+                eps: Enclosure::point(Rational::new()),
+                exp_lo: one.clone(),
+                exp_hi: Some(one),
+                delta_at_hi: Some(at_one),
+                singular_mass: None,
+            });
         }
-        hi *= 2;
-    }
-    let Some(at_hi) = found else {
-        let eps_lo = if lo.0 == 1 {
+        let singular = singular_mass(law, dir, ctx);
+        if singular.compare(target) == Tri::Greater {
+            return Ok(EpsilonCertificate {
+                eps: Enclosure::pos_infinity(),
+                exp_lo: one,
+                exp_hi: None,
+                delta_at_hi: None,
+                singular_mass: Some(singular),
+            });
+        }
+        // Upper bracket: the likelihood-ratio bound (δ(c) = 0 beyond max L) or doubling.
+        let mut hi = match dir {
+            Direction::Qp => law.ratio_hi.clone(),
+            Direction::Pq if law.ratio_lo > 0 => Some(Rational::from(1) / &law.ratio_lo),
+            Direction::Pq => None,
+        }
+        .filter(|c| *c > 1)
+        .unwrap_or_else(|| Rational::from(2));
+        let mut lo = (Rational::from(1), at_one);
+        let mut found = None;
+        for _ in 0..128 {
+            let d = eval(&hi);
+            match d.compare(target) {
+                Tri::Less | Tri::Equal => {
+                    found = Some(d);
+                    break;
+                }
+                Tri::Greater => lo = (hi.clone(), d),
+                Tri::Unknown => {}
+            }
+            hi *= 2;
+        }
+        let Some(at_hi) = found else {
+            let eps_lo = if lo.0 == 1 {
+                Rational::new()
+            } else {
+                ln_bracket(&lo.0, 64).0
+            };
+            return Ok(EpsilonCertificate {
+                eps: Enclosure::new(Endpoint::Finite(eps_lo), Endpoint::PosInf),
+                exp_lo: lo.0,
+                exp_hi: None,
+                delta_at_hi: None,
+                singular_mass: Some(singular),
+            });
+        };
+        let mut search = Search::new(target, lo, (hi, at_hi));
+        let tolerance = Rational::from((
+            1,
+            rug::Integer::from(1) << S::precision_bits(ctx).saturating_sub(12).max(8),
+        ));
+        search.refine(&eval, &tolerance);
+        let prec = S::precision_bits(ctx) + 64;
+        let eps_lo = if search.lo == 1 {
             Rational::new()
         } else {
-            ln_bracket(&lo.0, 64).0
+            ln_bracket(&search.lo, prec).0
         };
-        return Ok(EpsilonCertificate {
-            eps: Enclosure::new(Endpoint::Finite(eps_lo), Endpoint::PosInf),
-            exp_lo: lo.0,
-            exp_hi: None,
-            delta_at_hi: None,
-            singular_mass: Some(singular),
-        });
-    };
-    let mut search = Search::new(target, lo, (hi, at_hi));
-    let tolerance = Rational::from((
-        1,
-        rug::Integer::from(1) << S::precision_bits(ctx).saturating_sub(12).max(8),
-    ));
-    search.refine(&eval, &tolerance);
-    let prec = S::precision_bits(ctx) + 64;
-    let eps_lo = if search.lo == 1 {
-        Rational::new()
-    } else {
-        ln_bracket(&search.lo, prec).0
-    };
-    let eps_hi = ln_bracket(&search.hi, prec).1;
-    Ok(EpsilonCertificate {
-        eps: Enclosure::from_rationals(eps_lo, eps_hi),
-        exp_lo: search.lo,
-        exp_hi: Some(search.hi),
-        delta_at_hi: Some(search.delta_hi),
-        singular_mass: None,
-    })
+        let eps_hi = ln_bracket(&search.hi, prec).1;
+        Ok(EpsilonCertificate {
+            eps: Enclosure::from_rationals(eps_lo, eps_hi),
+            exp_lo: search.lo,
+            exp_hi: Some(search.hi),
+            delta_at_hi: Some(search.delta_hi),
+            singular_mass: None,
+        })
+    }
 }
 
 /// Bracketing state of the ε search: `lo` has δ > target certified (or is 1), `hi` has

@@ -8,4 +8,5 @@ pub mod divergence;
 pub mod group;
 pub mod histogram;
 pub mod law;
+pub mod ordered;
 pub mod pair;
