@@ -5,17 +5,17 @@ use shufflecert::arith::exact::ExactCtx;
 use shufflecert::enclosure::parse_rational;
 use shufflecert::exact::pair::PairOptions;
 use shufflecert::mechanism::load_mechanism;
-use shufflecert::profile::{ProfileQuery, ProfileQuestion, profile};
+use shufflecert::profile::{ProfileQuery, Quantity, profile};
 use shufflecert::query::{Backend, Threshold};
 use std::hint::black_box;
 use std::time::Duration;
 
-fn query(spec: &str, n: u64, question: ProfileQuestion) -> ProfileQuery {
+fn query(spec: &str, n: u64, quantities: Vec<Quantity>) -> ProfileQuery {
     ProfileQuery {
         mechanism: load_mechanism(spec).unwrap(),
         n,
         k_range: None,
-        question,
+        quantities,
         options: PairOptions::default(),
         backend: Backend::Interval,
         exact_ctx: ExactCtx::default(),
@@ -24,12 +24,10 @@ fn query(spec: &str, n: u64, question: ProfileQuestion) -> ProfileQuery {
     }
 }
 
-fn eps(list: &[&str]) -> ProfileQuestion {
-    ProfileQuestion::Deltas(
-        list.iter()
-            .map(|e| Threshold::Eps(parse_rational(e).unwrap()))
-            .collect(),
-    )
+fn eps(list: &[&str]) -> Vec<Quantity> {
+    list.iter()
+        .map(|e| Quantity::Delta(Threshold::Eps(parse_rational(e).unwrap())))
+        .collect()
 }
 
 fn binary_rr(c: &mut Criterion) {
@@ -41,7 +39,7 @@ fn binary_rr(c: &mut Criterion) {
         let q = query(
             "binary-rr:eps0=1",
             n,
-            ProfileQuestion::Epsilon(parse_rational("1e-5").unwrap()),
+            vec![Quantity::Epsilon(parse_rational("1e-5").unwrap())],
         );
         group.bench_function(format!("n={n}"), |b| {
             b.iter(|| profile(black_box(&q), &|_| {}).unwrap())

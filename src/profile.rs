@@ -21,31 +21,65 @@
 //! node pair `(C ⊛ W0, C ⊛ W1) = (T_{m,lo}, T_{m,lo+1})`, `m = n − (hi − lo) + 1`.  A node
 //! whose certified upper bound cannot reach the best certified lower bound found so far is
 //! dropped with its whole range of k (strictly below, so ties are never dropped).
+//!
+//! **Quantities.** One scan answers a list of [`Quantity`]: δ_M at thresholds, ε_M for target
+//! δ, and the Rényi profile `max_k max(D_α(T_{n,k+1}‖T_{n,k}), D_α(T_{n,k}‖T_{n,k+1}))`.  Each
+//! keeps its own best lower bound and is closed below a node on its own; the data-processing
+//! inequality holds for Rényi divergences too (they are monotone functions of f-divergences),
+//! so the same node bound applies.
 
 use crate::arith::Scalar;
 use crate::arith::exact::ExactCtx;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
-use crate::enclosure::{Enclosure, Endpoint, Tri};
+use crate::enclosure::{Enclosure, Endpoint, Tri, exact_string};
 use crate::error::{Error, Result};
-use crate::exact::curve::{self, Direction, epsilon_for_delta};
+use crate::exact::curve::{self, Curve, Direction};
+use crate::exact::divergence::renyi;
 use crate::exact::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use crate::exact::histogram::SimplexIndex;
 use crate::exact::law::PairLaw;
 use crate::exact::pair::{PairOptions, check_composition, check_memory, plan};
 use crate::mechanism::{Channel, Mechanism};
-use crate::query::{Backend, DeltaJob, EpsilonJob, PairQuery, Threshold, answer};
+use crate::query::{Backend, PairJob, PairQuery, Threshold, Widths, answer};
 use inari::Interval;
 use rug::Rational;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What the profile is asked for.
+/// A quantity whose worst case over every composition k (both directions, or both orders) the
+/// profile certifies.
 #[derive(Clone, Debug)]
-pub enum ProfileQuestion {
-    /// `δ_M` at each threshold.
-    Deltas(Vec<Threshold>),
+pub enum Quantity {
+    /// `δ_M` at a threshold.
+    Delta(Threshold),
     /// The smallest ε with `δ_M(ε) ≤ D`.
     Epsilon(Rational),
+    /// `max_k max(D_α(Q‖P), D_α(P‖Q))` for a rational order `α > 1`.
+    Renyi(Rational),
+}
+
+impl Quantity {
+    /// A short description, e.g. `δ at ε = 0.1`.
+    pub fn describe(&self) -> String {
+        match self {
+            Quantity::Delta(t) => format!("δ at ε = {}", t.eps_text()),
+            Quantity::Epsilon(d) => format!("ε at δ = {}", exact_string(d)),
+            Quantity::Renyi(a) => format!("Rényi divergence of order {}", exact_string(a)),
+        }
+    }
+
+    /// Checks the quantity's parameter (a δ target in (0, 1), a Rényi order > 1).
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Quantity::Delta(_) => Ok(()),
+            Quantity::Epsilon(d) => curve::check_target(d),
+            Quantity::Renyi(a) if *a > 1 => Ok(()),
+            Quantity::Renyi(a) => Err(Error::argument(
+                "--renyi-order",
+                format!("orders must exceed 1, got {}", exact_string(a)),
+            )),
+        }
+    }
 }
 
 /// A profile computation.
@@ -55,7 +89,7 @@ pub struct ProfileQuery {
     pub n: u64,
     /// Restrict the scan to `k ∈ [a, b]` (a partial profile).
     pub k_range: Option<(u64, u64)>,
-    pub question: ProfileQuestion,
+    pub quantities: Vec<Quantity>,
     pub options: PairOptions,
     pub backend: Backend,
     pub exact_ctx: ExactCtx,
@@ -74,24 +108,19 @@ pub struct KValue {
     pub value: Enclosure,
 }
 
-/// `δ_M` at one threshold.
+/// The worst case of one quantity.
 #[derive(Clone, Debug)]
-pub struct DeltaProfileRow {
-    pub threshold: Threshold,
-    pub delta: Enclosure,
-    /// Every (k, direction) whose certified upper bound reaches the lower bound of `delta`.
+pub struct ProfileRow {
+    pub quantity: Quantity,
+    /// Encloses the maximum over every scanned k and both directions.
+    pub value: Enclosure,
+    /// Every (k, direction) whose certified upper bound reaches the lower bound of `value`.
     pub argmax: Vec<KValue>,
-    /// False when the maximum's certified lower bound is 0 while its upper bound is not: δ_M
-    /// lies below this computation's resolution (truncation or f64 underflow), so every k may
-    /// attain it and pruning cannot help; `--no-truncation` or `--backend mpfr` resolve it.
+    /// False when the maximum's certified lower bound is 0 while its upper bound is not (δ or
+    /// Rényi only): the value lies below this computation's resolution (truncation or f64
+    /// underflow), so every k may attain it and pruning cannot help; `--no-truncation` or
+    /// `--backend mpfr` resolve it.
     pub resolved: bool,
-}
-
-/// The answer.
-#[derive(Clone, Debug)]
-pub enum ProfileAnswer {
-    Deltas(Vec<DeltaProfileRow>),
-    Epsilon { eps: Enclosure, argmax: Vec<KValue> },
 }
 
 /// Work done by the scan.
@@ -110,7 +139,8 @@ pub struct ProfileStats {
 /// A profile with how it was obtained.
 #[derive(Clone, Debug)]
 pub struct Profile {
-    pub answer: ProfileAnswer,
+    /// One row per quantity, in the query's order.
+    pub rows: Vec<ProfileRow>,
     pub stats: ProfileStats,
     /// The scanned range `[a, b]` of k; `partial` when it is not `[0, n−1]`.
     pub k_range: (u64, u64),
@@ -138,8 +168,11 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
             format!("start {a} exceeds end {b}"),
         ));
     }
-    if let ProfileQuestion::Epsilon(d) = &query.question {
-        curve::check_target(d)?;
+    if query.quantities.is_empty() {
+        return Err(Error::argument("--eps", "give at least one quantity"));
+    }
+    for q in &query.quantities {
+        q.validate()?;
     }
     let partial = (a, b) != (0, n - 1);
     let mut result = match query.backend {
@@ -154,28 +187,115 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
     };
     result.partial = partial;
     if let (Backend::Interval, Some(target)) = (query.backend, query.escalate_above) {
-        refine(query, &mut result, target)?;
+        refine_wide(query, &mut result, target)?;
     }
     Ok(result)
 }
 
-/// What a leaf records: per threshold (or the single ε), both directions.
+/// What a leaf records: per quantity, both directions; `None` where the quantity was already
+/// closed above the leaf (certified strictly below its maximum).
 #[derive(Clone, Debug)]
 pub struct LeafRecord {
     pub k: u64,
-    pub qp: Vec<Enclosure>,
-    pub pq: Vec<Enclosure>,
+    pub qp: Vec<Option<Enclosure>>,
+    pub pq: Vec<Option<Enclosure>>,
+}
+
+/// The values of one pair: per quantity (where `open`), both directions.
+pub struct PairValues {
+    pub qp: Vec<Option<Enclosure>>,
+    pub pq: Vec<Option<Enclosure>>,
+}
+
+/// Evaluates every open quantity on one pair.
+fn evaluate_pair<S: Scalar>(
+    pair: &PairLaw<S>,
+    quantities: &[Quantity],
+    open: &[bool],
+    ctx: &S::Ctx,
+) -> Result<PairValues> {
+    let open_count = |f: fn(&Quantity) -> bool| {
+        quantities
+            .iter()
+            .zip(open)
+            .filter(|(q, o)| **o && f(q))
+            .count()
+    };
+    // An ε search evaluates its curve dozens of times.
+    let evaluations = open_count(|q| matches!(q, Quantity::Delta(_)))
+        + 64 * open_count(|q| matches!(q, Quantity::Epsilon(_)));
+    let curves = [Direction::Qp, Direction::Pq]
+        .map(|dir| Curve::for_evaluations(pair, dir, ctx, evaluations));
+    let elementary = (open_count(|q| matches!(q, Quantity::Renyi(_))) > 0).then(|| {
+        let el = pair.to_elementary(ctx);
+        let reversed = el.reversed();
+        (el, reversed, S::elementary_ctx(ctx))
+    });
+    let mut values = PairValues {
+        qp: Vec::with_capacity(quantities.len()),
+        pq: Vec::with_capacity(quantities.len()),
+    };
+    for (q, &is_open) in quantities.iter().zip(open) {
+        if !is_open {
+            values.qp.push(None);
+            values.pq.push(None);
+            continue;
+        }
+        let [qp, pq] = match q {
+            Quantity::Delta(t) => [t.on(&curves[0]), t.on(&curves[1])],
+            Quantity::Epsilon(target) => [
+                curves[0].epsilon_for(target)?.eps,
+                curves[1].epsilon_for(target)?.eps,
+            ],
+            Quantity::Renyi(alpha) => {
+                let (el, reversed, ectx) = elementary.as_ref().expect("prepared for Rényi");
+                [renyi(el, alpha, ectx), renyi(reversed, alpha, ectx)]
+            }
+        };
+        values.qp.push(Some(qp));
+        values.pq.push(Some(pq));
+    }
+    Ok(values)
+}
+
+/// The pair values as a pair-engine job (used to refine maximising pairs).
+struct QuantitiesJob {
+    quantities: Vec<Quantity>,
+}
+
+impl PairJob for QuantitiesJob {
+    type Output = PairValues;
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<PairValues> {
+        evaluate_pair(
+            law,
+            &self.quantities,
+            &vec![true; self.quantities.len()],
+            ctx,
+        )
+    }
+}
+
+impl Widths for PairValues {
+    fn worst_relative_width(&self, floor: f64) -> f64 {
+        self.qp
+            .iter()
+            .chain(&self.pq)
+            .flatten()
+            .filter(|e| e.hi().to_f64() >= floor && e.hi() != &Endpoint::PosInf)
+            .map(Enclosure::relative_width)
+            .fold(0.0, f64::max)
+    }
 }
 
 struct ScanState {
-    /// Best certified lower bound of the maximum, per threshold (δ) or the single ε.
+    /// Best certified lower bound of each quantity's maximum.
     best: Vec<Rational>,
     records: Vec<LeafRecord>,
     stats: ProfileStats,
 }
 
 struct Scan<'a, S: Scalar> {
-    question: &'a ProfileQuestion,
+    quantities: &'a [Quantity],
     channel: Channel<S>,
     ctx: &'a S::Ctx,
     prune: bool,
@@ -184,15 +304,16 @@ struct Scan<'a, S: Scalar> {
     resolved: AtomicU64,
 }
 
-/// Largest finite value used as a lower bound of ε: an infinite ε (singular mass above the
-/// target) is recorded as this (still a valid lower bound, and e^700 stays representable).
-const EPS_CAP: u32 = 700;
+/// Largest finite value used as a lower bound of ε or of a Rényi divergence: an infinite value
+/// (singular mass) is recorded as this (still a valid lower bound, and e^700 stays
+/// representable).
+const CAP: u32 = 700;
 
-/// A certified lower bound usable as a threshold: the lower end, capped at [`EPS_CAP`].
+/// A certified lower bound usable as a threshold: the lower end, capped at [`CAP`].
 fn lower(e: &Enclosure) -> Rational {
     match e.lo() {
-        Endpoint::Finite(x) => x.clone().min(Rational::from(EPS_CAP)),
-        Endpoint::PosInf => Rational::from(EPS_CAP),
+        Endpoint::Finite(x) => x.clone().min(Rational::from(CAP)),
+        Endpoint::PosInf => Rational::from(CAP),
         Endpoint::NegInf => Rational::new(),
     }
 }
@@ -203,51 +324,62 @@ impl<S: Scalar> Scan<'_, S> {
         (self.progress)(count);
     }
 
-    /// Which questions (thresholds, or the single ε) are still open below this node: a question
-    /// closes when the node pair's curves certainly stay below the best lower bound found so
-    /// far, for then no k below can reach the maximum (the data-processing bound of the module
-    /// docs).  A node with no open question is dropped.
+    /// Which quantities are still open below this node: a quantity closes when the node pair's
+    /// certified values stay strictly below the best lower bound found so far, for then no k
+    /// below can reach the maximum (the data-processing bound of the module docs).  A node with
+    /// no open quantity is dropped.
     fn still_open(&self, pair: &PairLaw<S>, open: &[bool]) -> Vec<bool> {
         if !self.prune {
             return open.to_vec();
         }
         let best = self.state.lock().expect("scan state").best.clone();
-        let both = [Direction::Qp, Direction::Pq];
-        match self.question {
-            ProfileQuestion::Deltas(thresholds) => thresholds
-                .iter()
-                .zip(&best)
-                .zip(open)
-                .map(|((t, b), &is_open)| {
-                    is_open
-                        && !(*b > 0
-                            && both
-                                .iter()
-                                .all(|&dir| t.delta(pair, dir, self.ctx).compare(b) == Tri::Less))
-                })
-                .collect(),
-            ProfileQuestion::Epsilon(target) => {
-                // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is continuous and
-                // non-increasing in ε).
-                let eps = &best[0];
-                let closed = *eps > 0
-                    && both.iter().all(|&dir| {
-                        curve::delta(pair, dir, eps, self.ctx).compare(target) == Tri::Less
-                    });
-                vec![open[0] && !closed]
-            }
-        }
+        let checks = open
+            .iter()
+            .zip(&best)
+            .filter(|(o, b)| **o && **b > 0)
+            .count();
+        let curves = [Direction::Qp, Direction::Pq]
+            .map(|dir| Curve::for_evaluations(pair, dir, self.ctx, checks));
+        let mut elementary = None;
+        self.quantities
+            .iter()
+            .zip(&best)
+            .zip(open)
+            .map(|((q, b), &is_open)| {
+                if !is_open || *b <= 0 {
+                    return is_open;
+                }
+                let closed = match q {
+                    // Both directions certainly below the best lower bound.
+                    Quantity::Delta(t) => curves.iter().all(|c| t.on(c).compare(b) == Tri::Less),
+                    // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is continuous and
+                    // non-increasing in ε).
+                    Quantity::Epsilon(target) => curves
+                        .iter()
+                        .all(|c| c.at_eps(b).compare(target) == Tri::Less),
+                    Quantity::Renyi(alpha) => {
+                        let (el, reversed, ectx) = elementary.get_or_insert_with(|| {
+                            let el = pair.to_elementary(self.ctx);
+                            let reversed = el.reversed();
+                            (el, reversed, S::elementary_ctx(self.ctx))
+                        });
+                        [&*el, &*reversed]
+                            .iter()
+                            .all(|law| renyi(law, alpha, ectx).compare(b) == Tri::Less)
+                    }
+                };
+                !closed
+            })
+            .collect()
     }
 
     /// A steering score of a node: how likely it holds the maximum (larger first).
     fn score(&self, pair: &PairLaw<S>) -> f64 {
-        let best = self.state.lock().expect("scan state").best.clone();
-        let eps = match self.question {
-            ProfileQuestion::Deltas(t) => match &t[0] {
-                Threshold::Eps(e) => e.clone(),
-                Threshold::ExpEps(_) => Rational::new(),
-            },
-            ProfileQuestion::Epsilon(_) => best[0].clone(),
+        let best = self.state.lock().expect("scan state").best[0].clone();
+        let eps = match &self.quantities[0] {
+            Quantity::Delta(Threshold::Eps(e)) => e.clone(),
+            Quantity::Epsilon(_) => best,
+            Quantity::Delta(Threshold::ExpEps(_)) | Quantity::Renyi(_) => Rational::new(),
         };
         [Direction::Qp, Direction::Pq]
             .iter()
@@ -255,37 +387,28 @@ impl<S: Scalar> Scan<'_, S> {
             .fold(0.0, f64::max)
     }
 
-    fn leaf(&self, k: u64, pair: &PairLaw<S>) -> Result<()> {
-        let (qp, pq) = match self.question {
-            ProfileQuestion::Deltas(thresholds) => (
-                thresholds
-                    .iter()
-                    .map(|t| t.delta(pair, Direction::Qp, self.ctx))
-                    .collect::<Vec<_>>(),
-                thresholds
-                    .iter()
-                    .map(|t| t.delta(pair, Direction::Pq, self.ctx))
-                    .collect::<Vec<_>>(),
-            ),
-            ProfileQuestion::Epsilon(target) => (
-                vec![epsilon_for_delta(pair, Direction::Qp, target, self.ctx)?.eps],
-                vec![epsilon_for_delta(pair, Direction::Pq, target, self.ctx)?.eps],
-            ),
-        };
+    fn leaf(&self, k: u64, pair: &PairLaw<S>, open: &[bool]) -> Result<()> {
+        let values = evaluate_pair(pair, self.quantities, open, self.ctx)?;
         let mut state = self.state.lock().expect("scan state");
-        for (i, (a, b)) in qp.iter().zip(&pq).enumerate() {
-            let lo = lower(a).max(lower(b));
-            if lo > state.best[i] {
-                state.best[i] = lo;
+        for (i, (a, b)) in values.qp.iter().zip(&values.pq).enumerate() {
+            if let (Some(a), Some(b)) = (a, b) {
+                let lo = lower(a).max(lower(b));
+                if lo > state.best[i] {
+                    state.best[i] = lo;
+                }
             }
         }
-        state.records.push(LeafRecord { k, qp, pq });
+        state.records.push(LeafRecord {
+            k,
+            qp: values.qp,
+            pq: values.pq,
+        });
         state.stats.pairs_evaluated += 1;
         Ok(())
     }
 
     /// Visits the node `[lo, hi)` whose group is `group` (and whose pair, when already
-    /// computed, is `pair`), with the questions still `open` at its parent.  Memory: down the
+    /// computed, is `pair`), with the quantities still `open` at its parent.  Memory: down the
     /// recursion each level keeps only the sibling's group; a pair lives while it is used.
     fn visit<G: GroupLaw<S>>(
         &self,
@@ -304,7 +427,7 @@ impl<S: Scalar> Scan<'_, S> {
             return Ok(());
         }
         if hi - lo == 1 {
-            self.leaf(lo, &pair)?;
+            self.leaf(lo, &pair, &open)?;
             self.resolve(1);
             return Ok(());
         }
@@ -348,7 +471,7 @@ fn scan_in<S: Scalar>(
     let mechanism = &query.mechanism;
     let channel = mechanism.channel::<S>(ctx)?;
     let n = query.n;
-    let nu = n as usize;
+    let nu = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
     let plan = plan::<S>(mechanism, nu, &query.options, ctx)?;
     // Per worker thread: one sibling group per level of the tree, plus the node's group, its
     // two children and two pairs (each pair two arrays).
@@ -362,12 +485,9 @@ fn scan_in<S: Scalar>(
         query.options.memory_limit,
         ctx,
     )?;
-    let slots = match &query.question {
-        ProfileQuestion::Deltas(t) => t.len(),
-        ProfileQuestion::Epsilon(_) => 1,
-    };
+    let slots = query.quantities.len();
     let scan = Scan {
-        question: &query.question,
+        quantities: &query.quantities,
         channel,
         ctx,
         prune: query.prune,
@@ -399,9 +519,9 @@ fn scan_in<S: Scalar>(
     };
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
     let state = scan.state.into_inner().expect("scan state");
-    let answer = assemble(&query.question, &state.records);
+    let rows = assemble(&query.quantities, &state.records)?;
     Ok(Profile {
-        answer,
+        rows,
         stats: state.stats,
         k_range: (a, b),
         partial: false,
@@ -411,128 +531,119 @@ fn scan_in<S: Scalar>(
     })
 }
 
-/// The maximum over the recorded pairs and the argmax; pruned k lie strictly below the
-/// maximum's lower bound, so they can neither raise it nor belong to the argmax.
-fn assemble(question: &ProfileQuestion, records: &[LeafRecord]) -> ProfileAnswer {
-    let max_at = |i: usize| -> (Enclosure, Vec<KValue>) {
-        let mut max: Option<Enclosure> = None;
-        for r in records {
-            for e in [&r.qp[i], &r.pq[i]] {
-                max = Some(match max {
-                    Some(m) => m.max(e),
-                    None => e.clone(),
-                });
-            }
-        }
-        let max = max.expect("the scan evaluates at least one pair");
-        let mut argmax: Vec<KValue> = records
-            .iter()
-            .flat_map(|r| {
-                [
-                    (r.k, Direction::Qp, &r.qp[i]),
-                    (r.k, Direction::Pq, &r.pq[i]),
-                ]
-            })
-            .filter(|(_, _, e)| e.hi() >= max.lo())
-            .map(|(k, direction, e)| KValue {
-                k,
-                direction,
-                value: e.clone(),
-            })
-            .collect();
-        argmax.sort_by_key(|v| (v.k, v.direction.key()));
-        (max, argmax)
-    };
-    match question {
-        ProfileQuestion::Deltas(thresholds) => ProfileAnswer::Deltas(
-            thresholds
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let (delta, argmax) = max_at(i);
-                    let zero = Endpoint::Finite(Rational::new());
-                    let resolved = delta.lo() > &zero || delta.hi() == &zero;
-                    DeltaProfileRow {
-                        threshold: t.clone(),
-                        delta,
-                        argmax,
-                        resolved,
-                    }
+/// The maximum of each quantity over the recorded pairs, and its argmax; pruned k lie strictly
+/// below the maximum's lower bound, so they can neither raise it nor belong to the argmax.
+fn assemble(quantities: &[Quantity], records: &[LeafRecord]) -> Result<Vec<ProfileRow>> {
+    quantities
+        .iter()
+        .enumerate()
+        .map(|(i, quantity)| {
+            let values = || {
+                records.iter().flat_map(move |r| {
+                    [(Direction::Qp, &r.qp[i]), (Direction::Pq, &r.pq[i])]
+                        .into_iter()
+                        .filter_map(move |(dir, e)| e.as_ref().map(|e| (r.k, dir, e)))
                 })
-                .collect(),
-        ),
-        ProfileQuestion::Epsilon(_) => {
-            let (eps, argmax) = max_at(0);
-            ProfileAnswer::Epsilon { eps, argmax }
-        }
-    }
+            };
+            let value = values()
+                .map(|(_, _, e)| e.clone())
+                .reduce(|m, e| m.max(&e))
+                .ok_or_else(|| {
+                    Error::Internal(format!(
+                        "no pair evaluated {}; no result is reported",
+                        quantity.describe()
+                    ))
+                })?;
+            let mut argmax: Vec<KValue> = values()
+                .filter(|(_, _, e)| e.hi() >= value.lo())
+                .map(|(k, direction, e)| KValue {
+                    k,
+                    direction,
+                    value: e.clone(),
+                })
+                .collect();
+            argmax.sort_by_key(|v| (v.k, v.direction.key()));
+            let zero = Endpoint::Finite(Rational::new());
+            let resolved = matches!(quantity, Quantity::Epsilon(_))
+                || value.lo() > &zero
+                || value.hi() == &zero;
+            Ok(ProfileRow {
+                quantity: quantity.clone(),
+                value,
+                argmax,
+                resolved,
+            })
+        })
+        .collect()
 }
 
 /// Most maximising pairs to recompute when tightening.
 const MAX_REFINED: usize = 16;
 
 fn too_wide(e: &Enclosure, target: f64) -> bool {
-    e.hi().to_f64() >= 1e-12 && e.relative_width() > target
+    e.hi().to_f64() >= 1e-12 && e.hi() != &Endpoint::PosInf && e.relative_width() > target
 }
 
-/// Tightens a wide interval-backend profile: each maximising pair is recomputed on its own by
-/// the pair engine (which escalates to MPFR where f64 is too wide), and its enclosures replaced
-/// by the intersection with the scan's (each contains the true value).  The maximum and argmax
-/// are then assembled again; the argmax can only shrink.
-fn refine(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Result<()> {
-    let (wide, mut ks): (bool, Vec<u64>) = match &profile.answer {
-        ProfileAnswer::Deltas(rows) => (
-            rows.iter().any(|r| too_wide(&r.delta, target)),
-            rows.iter()
-                .flat_map(|r| r.argmax.iter().map(|v| v.k))
-                .collect(),
-        ),
-        ProfileAnswer::Epsilon { eps, argmax } => {
-            (too_wide(eps, target), argmax.iter().map(|v| v.k).collect())
-        }
-    };
+/// Tightens a wide interval-backend profile: each maximising pair of a wide row is recomputed
+/// on its own by the pair engine, which escalates to MPFR where f64 is too wide.
+fn refine_wide(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Result<()> {
+    let mut ks: Vec<u64> = profile
+        .rows
+        .iter()
+        .filter(|r| too_wide(&r.value, target))
+        .flat_map(|r| r.argmax.iter().map(|v| v.k))
+        .collect();
     ks.sort_unstable();
     ks.dedup();
-    if !wide || ks.len() > MAX_REFINED {
+    if ks.is_empty() || ks.len() > MAX_REFINED {
         return Ok(());
     }
-    for k in ks {
-        let pair_query = PairQuery {
-            mechanism: query.mechanism.clone(),
-            n: query.n,
-            k,
-            options: query.options.clone(),
-            backend: query.backend,
-            exact_ctx: query.exact_ctx,
-            escalate_above: Some(target),
-        };
-        let (qp, pq): (Vec<Enclosure>, Vec<Enclosure>) = match &query.question {
-            ProfileQuestion::Deltas(thresholds) => {
-                let rows = answer(
-                    &pair_query,
-                    &DeltaJob {
-                        thresholds: thresholds.clone(),
-                    },
-                )?
-                .result;
-                rows.into_iter().map(|r| (r.qp, r.pq)).unzip()
-            }
-            ProfileQuestion::Epsilon(d) => {
-                let row = answer(&pair_query, &EpsilonJob { delta: d.clone() })?.result;
-                (vec![row.qp.eps], vec![row.pq.eps])
-            }
-        };
+    let pairs = PairQuery {
+        mechanism: query.mechanism.clone(),
+        n: query.n,
+        k: 0,
+        options: query.options.clone(),
+        backend: query.backend,
+        exact_ctx: query.exact_ctx,
+        escalate_above: Some(target),
+    };
+    refine(query, profile, &ks, &pairs)?;
+    profile.arithmetic = format!(
+        "{}, maximising pairs refined by the pair engine",
+        profile.arithmetic
+    );
+    Ok(())
+}
+
+/// Recomputes the recorded pairs `ks` on their own with the pair engine set up as `pairs`
+/// (its `k` is replaced), replaces each recorded value by its intersection with the new one
+/// (both contain the true value), and assembles the rows again; the argmax can only shrink.
+/// Disjoint enclosures would prove a bug and are reported as an error.
+pub fn refine(
+    query: &ProfileQuery,
+    profile: &mut Profile,
+    ks: &[u64],
+    pairs: &PairQuery,
+) -> Result<()> {
+    let job = QuantitiesJob {
+        quantities: query.quantities.clone(),
+    };
+    for &k in ks {
         let record = profile
             .records
             .iter_mut()
             .find(|r| r.k == k)
-            .expect("argmax k was recorded");
+            .ok_or_else(|| Error::Internal(format!("k = {k} was not evaluated by the scan")))?;
+        let fresh = answer(&PairQuery { k, ..pairs.clone() }, &job)?.result;
         for (old, new) in record
             .qp
             .iter_mut()
-            .zip(&qp)
-            .chain(record.pq.iter_mut().zip(&pq))
+            .zip(&fresh.qp)
+            .chain(record.pq.iter_mut().zip(&fresh.pq))
         {
+            let (Some(old), Some(new)) = (old.as_mut(), new) else {
+                continue;
+            };
             if !old.overlaps(new) {
                 return Err(Error::Internal(format!(
                     "refining k = {k} gave {new}, disjoint from the scan's {old}; no result is reported"
@@ -545,10 +656,6 @@ fn refine(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Result<()
         }
         profile.stats.pairs_refined += 1;
     }
-    profile.answer = assemble(&query.question, &profile.records);
-    profile.arithmetic = format!(
-        "{}, maximising pairs refined by the pair engine",
-        profile.arithmetic
-    );
+    profile.rows = assemble(&query.quantities, &profile.records)?;
     Ok(())
 }

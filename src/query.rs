@@ -179,6 +179,14 @@ impl Threshold {
         }
     }
 
+    /// δ of a prepared curve at this threshold.
+    pub fn on<S: Scalar>(&self, curve: &curve::Curve<'_, S>) -> Enclosure {
+        match self {
+            Threshold::Eps(e) => curve.at_eps(e),
+            Threshold::ExpEps(c) => curve.at_exp(c),
+        }
+    }
+
     /// ε as a double (for choosing plot ranges).
     pub fn eps_f64(&self) -> f64 {
         match self {
@@ -314,7 +322,7 @@ impl Widths for Divergences {
             &self.hellinger2,
         ]
         .into_iter()
-        .chain(self.renyi_qp.iter().map(|(_, e)| e))
+        .chain(self.renyi_qp.iter().chain(&self.renyi_pq).map(|(_, e)| e))
         .map(|e| relative_width_above(e, floor))
         .fold(0.0, f64::max)
     }

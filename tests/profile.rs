@@ -6,11 +6,12 @@ use common::*;
 use proptest::prelude::*;
 use rug::Rational;
 use shufflecert::arith::exact::ExactCtx;
-use shufflecert::enclosure::{Endpoint, parse_rational};
+use shufflecert::enclosure::{Enclosure, Endpoint, parse_rational};
 use shufflecert::exact::curve::{Direction, delta_at_exp, singular_mass};
+use shufflecert::exact::divergence::divergences;
 use shufflecert::exact::pair::{PairOptions, pair_law};
 use shufflecert::mechanism::{Mechanism, load_mechanism};
-use shufflecert::profile::{ProfileAnswer, ProfileQuery, ProfileQuestion, profile};
+use shufflecert::profile::{ProfileQuery, ProfileRow, Quantity, profile};
 use shufflecert::query::{Backend, Threshold};
 
 const EXACT: ExactCtx = ExactCtx {
@@ -20,7 +21,7 @@ const EXACT: ExactCtx = ExactCtx {
 fn query(
     m: &Mechanism,
     n: u64,
-    question: ProfileQuestion,
+    quantities: Vec<Quantity>,
     backend: Backend,
     prune: bool,
 ) -> ProfileQuery {
@@ -28,7 +29,7 @@ fn query(
         mechanism: m.clone(),
         n,
         k_range: None,
-        question,
+        quantities,
         options: PairOptions::default(),
         backend,
         exact_ctx: EXACT,
@@ -41,18 +42,22 @@ fn query(
 fn run(
     m: &Mechanism,
     n: u64,
-    question: ProfileQuestion,
+    quantities: Vec<Quantity>,
     backend: Backend,
     prune: bool,
 ) -> shufflecert::profile::Profile {
-    profile(&query(m, n, question, backend, prune), &|_| {}).unwrap()
+    profile(&query(m, n, quantities, backend, prune), &|_| {}).unwrap()
 }
 
-fn deltas(answer: &ProfileAnswer) -> &[shufflecert::profile::DeltaProfileRow] {
-    match answer {
-        ProfileAnswer::Deltas(rows) => rows,
-        ProfileAnswer::Epsilon { .. } => panic!("asked for δ"),
-    }
+/// δ at each threshold.
+fn at(thresholds: Vec<Threshold>) -> Vec<Quantity> {
+    thresholds.into_iter().map(Quantity::Delta).collect()
+}
+
+/// The single row of a one-quantity profile.
+fn only(p: &shufflecert::profile::Profile) -> &ProfileRow {
+    assert_eq!(p.rows.len(), 1);
+    &p.rows[0]
 }
 
 fn thresholds() -> Vec<Threshold> {
@@ -108,16 +113,16 @@ proptest! {
     fn profile_equals_brute_force_over_all_k(m in mechanism(20), n in 1u64..=9) {
         let expected = brute_force(&m, n);
         for prune in [true, false] {
-            let exact = run(&m, n, ProfileQuestion::Deltas(thresholds()), Backend::Exact, prune);
-            for (row, (max, at)) in deltas(&exact.answer).iter().zip(&expected) {
-                prop_assert!(row.delta.is_point());
-                prop_assert_eq!(row.delta.lo().finite().unwrap(), max);
+            let exact = run(&m, n, at(thresholds()), Backend::Exact, prune);
+            for (row, (max, at)) in exact.rows.iter().zip(&expected) {
+                prop_assert!(row.value.is_point());
+                prop_assert_eq!(row.value.lo().finite().unwrap(), max);
                 let argmax: Vec<(u64, &str)> = row.argmax.iter().map(|v| (v.k, v.direction.key())).collect();
                 prop_assert_eq!(&argmax, at, "prune = {}", prune);
             }
-            let f64_profile = run(&m, n, ProfileQuestion::Deltas(thresholds()), Backend::Interval, prune);
-            for (row, (max, at)) in deltas(&f64_profile.answer).iter().zip(&expected) {
-                prop_assert!(row.delta.contains(max), "{} misses {}", row.delta, max);
+            let f64_profile = run(&m, n, at(thresholds()), Backend::Interval, prune);
+            for (row, (max, at)) in f64_profile.rows.iter().zip(&expected) {
+                prop_assert!(row.value.contains(max), "{} misses {}", row.value, max);
                 // Every exact maximiser is in the interval argmax (which may hold near-ties too).
                 for (k, dir) in at {
                     prop_assert!(row.argmax.iter().any(|v| v.k == *k && v.direction.key() == *dir));
@@ -150,14 +155,8 @@ fn symmetric_mechanisms_mirror_the_two_directions() {
             );
         }
         // So the profile's argmax comes in mirrored pairs.
-        let p = run(
-            &m,
-            n,
-            ProfileQuestion::Deltas(thresholds()),
-            Backend::Exact,
-            true,
-        );
-        for row in deltas(&p.answer) {
+        let p = run(&m, n, at(thresholds()), Backend::Exact, true);
+        for row in &p.rows {
             for v in &row.argmax {
                 let mirror = if v.direction == Direction::Qp {
                     "pq"
@@ -183,7 +182,7 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
         run(
             &m,
             600,
-            ProfileQuestion::Epsilon(target.clone()),
+            vec![Quantity::Epsilon(target.clone())],
             Backend::Interval,
             prune,
         )
@@ -191,13 +190,8 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
     let (pruned, full) = (run(true), run(false));
     assert!(pruned.stats.k_pruned > 0 && full.stats.k_pruned == 0);
     assert_eq!(full.stats.pairs_evaluated, 600);
-    let (
-        ProfileAnswer::Epsilon { eps: a, argmax: aa },
-        ProfileAnswer::Epsilon { eps: b, argmax: ba },
-    ) = (&pruned.answer, &full.answer)
-    else {
-        panic!("asked for ε")
-    };
+    let (a, aa) = (&only(&pruned).value, &only(&pruned).argmax);
+    let (b, ba) = (&only(&full).value, &only(&full).argmax);
     assert!(a.overlaps(b), "{a} vs {b}");
     let ks = |v: &[shufflecert::profile::KValue]| {
         v.iter()
@@ -211,7 +205,7 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
         query(
             &m,
             40,
-            ProfileQuestion::Deltas(vec![Threshold::Eps(parse_rational("0.3").unwrap())]),
+            at(vec![Threshold::Eps(parse_rational("0.3").unwrap())]),
             Backend::Interval,
             prune,
         )
@@ -220,35 +214,27 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
         profile(&q(true), &|_| {}).unwrap(),
         profile(&q(false), &|_| {}).unwrap(),
     );
-    let (a, b) = (&deltas(&pruned.answer)[0], &deltas(&full.answer)[0]);
-    assert!(a.delta.overlaps(&b.delta));
+    let (a, b) = (only(&pruned), only(&full));
+    assert!(a.value.overlaps(&b.value));
     assert_eq!(ks(&a.argmax), ks(&b.argmax));
 }
 
 #[test]
 fn identical_rows_have_profile_zero() {
     let m = load_mechanism("k-rr:k=3,exp_eps0=1").unwrap();
-    let p = run(
-        &m,
-        30,
-        ProfileQuestion::Deltas(thresholds()),
-        Backend::Exact,
-        true,
-    );
-    for row in deltas(&p.answer) {
-        assert_eq!(row.delta.lo().finite(), Some(&Rational::new()));
-        assert!(row.delta.is_point());
+    let p = run(&m, 30, at(thresholds()), Backend::Exact, true);
+    for row in &p.rows {
+        assert_eq!(row.value.lo().finite(), Some(&Rational::new()));
+        assert!(row.value.is_point());
     }
     let p = run(
         &m,
         30,
-        ProfileQuestion::Epsilon(parse_rational("1e-9").unwrap()),
+        vec![Quantity::Epsilon(parse_rational("1e-9").unwrap())],
         Backend::Interval,
         true,
     );
-    let ProfileAnswer::Epsilon { eps, .. } = &p.answer else {
-        panic!()
-    };
+    let eps = &only(&p).value;
     assert!(eps.is_point() && eps.contains(&Rational::new()));
 }
 
@@ -269,29 +255,21 @@ fn one_sided_domination_keeps_the_singular_mass() {
     }
     assert!(singular > 0);
     let huge = vec![Threshold::ExpEps(Rational::from(1_000_000))];
-    let p = run(
-        &m,
-        n,
-        ProfileQuestion::Deltas(huge),
-        Backend::Interval,
-        true,
-    );
+    let p = run(&m, n, at(huge), Backend::Interval, true);
     assert!(
-        deltas(&p.answer)[0].delta.contains(&singular)
-            || deltas(&p.answer)[0].delta.lo() >= &Endpoint::Finite(singular.clone())
+        p.rows[0].value.contains(&singular)
+            || p.rows[0].value.lo() >= &Endpoint::Finite(singular.clone())
     );
     // No finite ε reaches a δ below the singular mass.
     let small = Rational::from(&singular / 2u32);
     let p = run(
         &m,
         n,
-        ProfileQuestion::Epsilon(small),
+        vec![Quantity::Epsilon(small)],
         Backend::Interval,
         true,
     );
-    let ProfileAnswer::Epsilon { eps, argmax } = &p.answer else {
-        panic!()
-    };
+    let (eps, argmax) = (&only(&p).value, &only(&p).argmax);
     assert_eq!(eps.lo(), &Endpoint::PosInf);
     assert!(argmax.iter().all(|v| v.direction == Direction::Pq));
 }
@@ -359,4 +337,99 @@ fn cli_profile_contract() {
         args.extend(extra);
         assert_fails(&args, needle);
     }
+}
+
+/// The Rényi divergences of every pair in both orders, by the pair engine.
+fn renyi_by_pair(m: &Mechanism, n: u64, alpha: &Rational) -> Vec<(u64, Direction, Enclosure)> {
+    let mut out = Vec::new();
+    for k in 0..n {
+        let law = pair_law::<Rational>(m, n, k, &PairOptions::default(), &EXACT).unwrap();
+        let d = divergences(&law, std::slice::from_ref(alpha), &EXACT);
+        out.push((k, Direction::Qp, d.renyi_qp[0].1.clone()));
+        out.push((k, Direction::Pq, d.renyi_pq[0].1.clone()));
+    }
+    out
+}
+
+#[test]
+fn renyi_profile_is_the_worst_pair_in_both_orders() {
+    let orders: Vec<Rational> = ["2", "3/2", "6"]
+        .iter()
+        .map(|a| parse_rational(a).unwrap())
+        .collect();
+    let quantities: Vec<Quantity> = orders.iter().cloned().map(Quantity::Renyi).collect();
+    for (spec, n) in [
+        ("fixtures/mechanisms/ternary.toml", 10),
+        ("fixtures/mechanisms/binary-asymmetric.toml", 14),
+        ("k-rr:k=3,exp_eps0=5/2", 9),
+    ] {
+        let m = load_mechanism(spec).unwrap();
+        let scans = [
+            run(&m, n, quantities.clone(), Backend::Exact, true),
+            run(&m, n, quantities.clone(), Backend::Exact, false),
+            run(&m, n, quantities.clone(), Backend::Interval, true),
+        ];
+        for (i, alpha) in orders.iter().enumerate() {
+            let all = renyi_by_pair(&m, n, alpha);
+            let best = all.iter().max_by(|a, b| a.2.lo().cmp(b.2.lo())).unwrap();
+            let max = all
+                .iter()
+                .map(|v| v.2.clone())
+                .reduce(|a, b| a.max(&b))
+                .unwrap();
+            for p in &scans {
+                let row = &p.rows[i];
+                assert!(
+                    row.value.overlaps(&max),
+                    "{spec} α = {alpha}: {} vs {max}",
+                    row.value
+                );
+                // The pair with the largest certified lower bound is among the maximisers.
+                assert!(
+                    row.argmax
+                        .iter()
+                        .any(|v| v.k == best.0 && v.direction == best.1),
+                    "{spec} α = {alpha}: argmax misses k = {} {:?}",
+                    best.0,
+                    best.1
+                );
+            }
+        }
+        // Pruning evaluated fewer pairs than the full scan, yet found the same value.
+        assert!(scans[0].stats.pairs_evaluated <= scans[1].stats.pairs_evaluated);
+        assert_eq!(scans[1].stats.pairs_evaluated, n);
+    }
+}
+
+#[test]
+fn renyi_of_order_two_is_ln_one_plus_chi_square() {
+    // D_2(Q‖P) = ln Σ Q²/P = ln(1 + χ²(Q‖P)) for the same pair.
+    let m = load_mechanism("fixtures/mechanisms/ternary.toml").unwrap();
+    let law = pair_law::<inari::Interval>(&m, 40, 12, &PairOptions::default(), &()).unwrap();
+    let d = divergences(&law, &[Rational::from(2)], &());
+    let chi2 = &d.chi2_qp;
+    let ln1p = |x: &Rational, up: bool| {
+        let (lo, hi) = shufflecert::arith::ln_bracket(&Rational::from(x + 1u32), 128);
+        if up { hi } else { lo }
+    };
+    let via_chi2 = Enclosure::from_rationals(
+        ln1p(chi2.lo().finite().unwrap(), false),
+        ln1p(chi2.hi().finite().unwrap(), true),
+    );
+    let renyi2 = &d.renyi_qp[0].1;
+    assert!(renyi2.overlaps(&via_chi2), "{renyi2} vs {via_chi2}");
+    assert!(renyi2.relative_width() < 1e-9 && via_chi2.relative_width() < 1e-9);
+    // And the profile's Rényi value at this single k (a partial profile) is the same number.
+    let mut q = query(
+        &m,
+        40,
+        vec![Quantity::Renyi(Rational::from(2))],
+        Backend::Interval,
+        true,
+    );
+    q.k_range = Some((12, 12));
+    let p = profile(&q, &|_| {}).unwrap();
+    assert!(p.partial);
+    let qp = p.records[0].qp[0].as_ref().unwrap();
+    assert!(qp.overlaps(renyi2));
 }

@@ -234,8 +234,13 @@ pub struct ProfileArgs {
     pub exp_eps: Option<String>,
 
     /// Target δ, strictly between 0 and 1: report the smallest ε with δ_M(ε) ≤ δ.
-    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["eps", "exp_eps"])]
+    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["eps", "exp_eps", "renyi_order"])]
     pub delta: Option<String>,
+
+    /// Rényi orders α > 1, comma-separated: report the Rényi profile, the largest D_α over every
+    /// k and both orders (alone or with --eps or --delta).
+    #[arg(long, value_name = "A[,A…]", allow_hyphen_values = true)]
+    pub renyi_order: Option<String>,
 
     /// Scan only k in A..B (inclusive): a partial profile, not the mechanism's guarantee.
     #[arg(long, value_name = "A..B")]

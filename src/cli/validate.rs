@@ -7,7 +7,7 @@ use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions, check_composition};
 use crate::mechanism::{Mechanism, load_mechanism};
-use crate::profile::{ProfileQuery, ProfileQuestion};
+use crate::profile::{ProfileQuery, Quantity};
 use crate::query::{Backend, PairQuery, Threshold};
 use rug::Rational;
 
@@ -157,21 +157,32 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
             t => Some(t as usize),
         },
     };
-    let question = match &args.delta {
-        Some(d) => {
-            let d = rational("--delta", d)?;
-            crate::exact::curve::check_target(&d)?;
-            ProfileQuestion::Epsilon(d)
+    let mut quantities = Vec::new();
+    if let Some(d) = &args.delta {
+        let d = rational("--delta", d)?;
+        crate::exact::curve::check_target(&d)?;
+        quantities.push(Quantity::Epsilon(d));
+    } else if args.eps.is_some() || args.exp_eps.is_some() {
+        quantities.extend(
+            thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?
+                .into_iter()
+                .map(Quantity::Delta),
+        );
+    }
+    if let Some(orders) = &args.renyi_order {
+        for alpha in rational_list("--renyi-order", orders)? {
+            let q = Quantity::Renyi(alpha);
+            q.validate()?;
+            quantities.push(q);
         }
-        None => ProfileQuestion::Deltas(thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?),
-    };
+    }
     let c = common(&args.common)?;
     Ok((
         ProfileQuery {
             mechanism: c.mechanism,
             n,
             k_range,
-            question,
+            quantities,
             options: c.options,
             backend: c.backend,
             exact_ctx: c.exact_ctx,

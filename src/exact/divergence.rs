@@ -244,6 +244,8 @@ pub struct Divergences {
     pub hellinger2: Enclosure,
     /// `(α, D_α(Q‖P))` for each requested order.
     pub renyi_qp: Vec<(Rational, Enclosure)>,
+    /// `(α, D_α(P‖Q))` for each requested order.
+    pub renyi_pq: Vec<(Rational, Enclosure)>,
 }
 
 /// All divergences of the pair; the Rényi divergence at each order in `renyi_orders` (> 1).
@@ -255,6 +257,7 @@ pub fn divergences<S: Scalar>(
     let tv = super::curve::total_variation(law, ctx);
     let el = law.to_elementary(ctx);
     let ectx = S::elementary_ctx(ctx);
+    let reversed = el.reversed();
     Divergences {
         tv,
         kl_qp: f_divergence(&el, &Divergence::KlQp, &ectx),
@@ -265,6 +268,10 @@ pub fn divergences<S: Scalar>(
         renyi_qp: renyi_orders
             .iter()
             .map(|a| (a.clone(), renyi(&el, a, &ectx)))
+            .collect(),
+        renyi_pq: renyi_orders
+            .iter()
+            .map(|a| (a.clone(), renyi(&reversed, a, &ectx)))
             .collect(),
     }
 }

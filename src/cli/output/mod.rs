@@ -234,6 +234,9 @@ fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {
     for (a, e) in &d.renyi_qp {
         rows.push((format!("renyi_qp (order {})", exact_string(a)), e));
     }
+    for (a, e) in &d.renyi_pq {
+        rows.push((format!("renyi_pq (order {})", exact_string(a)), e));
+    }
     rows
 }
 
@@ -247,11 +250,13 @@ pub fn divergences_json(query: &PairQuery, computed: &Computed<Divergences>) -> 
     v["jsd"] = d.jsd.to_json();
     v["chi2_qp"] = d.chi2_qp.to_json();
     v["hellinger2"] = d.hellinger2.to_json();
-    v["renyi_qp"] = d
-        .renyi_qp
-        .iter()
-        .map(|(a, e)| json!({ "order": exact_string(a), "value": e.to_json() }))
-        .collect();
+    let orders = |list: &[(Rational, Enclosure)]| -> Value {
+        list.iter()
+            .map(|(a, e)| json!({ "order": exact_string(a), "value": e.to_json() }))
+            .collect()
+    };
+    v["renyi_qp"] = orders(&d.renyi_qp);
+    v["renyi_pq"] = orders(&d.renyi_pq);
     v
 }
 

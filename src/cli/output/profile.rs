@@ -2,7 +2,7 @@
 
 use super::{mechanism_json, table};
 use crate::enclosure::exact_string;
-use crate::profile::{KValue, Profile, ProfileAnswer, ProfileQuery, ProfileQuestion};
+use crate::profile::{KValue, Profile, ProfileQuery, ProfileRow, Quantity};
 use serde_json::{Value, json};
 
 fn argmax_json(argmax: &[KValue]) -> Value {
@@ -12,8 +12,14 @@ fn argmax_json(argmax: &[KValue]) -> Value {
         .collect()
 }
 
-fn argmax_text(argmax: &[KValue]) -> String {
-    argmax
+fn argmax_text(row: &ProfileRow) -> String {
+    if !row.resolved {
+        return format!(
+            "all {} evaluated pairs (unresolved: see note)",
+            row.argmax.len()
+        );
+    }
+    row.argmax
         .iter()
         .map(|v| format!("k={} {}", v.k, v.direction.key()))
         .collect::<Vec<_>>()
@@ -31,6 +37,40 @@ fn scope_text(query: &ProfileQuery, p: &Profile) -> String {
             "mechanism-wide: all k in 0..{} (every neighbouring pair, both orders)",
             query.n - 1
         )
+    }
+}
+
+/// The JSON of a profile's rows: `results` (δ at each ε), `delta`/`eps_profile`/`argmax_k`
+/// (ε at a target δ), `renyi_profile` (each order); shared by `profile` and `audit`.
+pub fn profile_rows_json(p: &Profile, v: &mut Value) {
+    let mut deltas = Vec::new();
+    let mut renyi = Vec::new();
+    for row in &p.rows {
+        match &row.quantity {
+            Quantity::Delta(t) => deltas.push(json!({
+                "eps": t.eps_text(),
+                "delta_profile": row.value.to_json(),
+                "resolved": row.resolved,
+                "argmax_k": argmax_json(&row.argmax),
+            })),
+            Quantity::Epsilon(d) => {
+                v["delta"] = json!(exact_string(d));
+                v["eps_profile"] = row.value.to_json();
+                v["argmax_k"] = argmax_json(&row.argmax);
+            }
+            Quantity::Renyi(alpha) => renyi.push(json!({
+                "order": exact_string(alpha),
+                "value": row.value.to_json(),
+                "resolved": row.resolved,
+                "argmax_k": argmax_json(&row.argmax),
+            })),
+        }
+    }
+    if !deltas.is_empty() {
+        v["results"] = Value::Array(deltas);
+    }
+    if !renyi.is_empty() {
+        v["renyi_profile"] = Value::Array(renyi);
     }
 }
 
@@ -53,28 +93,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
             "pairs_refined": p.stats.pairs_refined,
         },
     });
-    match &p.answer {
-        ProfileAnswer::Deltas(rows) => {
-            v["results"] = rows
-                .iter()
-                .map(|r| {
-                    json!({
-                        "eps": r.threshold.eps_text(),
-                        "delta_profile": r.delta.to_json(),
-                        "resolved": r.resolved,
-                        "argmax_k": argmax_json(&r.argmax),
-                    })
-                })
-                .collect();
-        }
-        ProfileAnswer::Epsilon { eps, argmax } => {
-            if let ProfileQuestion::Epsilon(d) = &query.question {
-                v["delta"] = json!(exact_string(d));
-            }
-            v["eps_profile"] = eps.to_json();
-            v["argmax_k"] = argmax_json(argmax);
-        }
-    }
+    profile_rows_json(p, &mut v);
     v
 }
 
@@ -88,42 +107,48 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
         "arithmetic {} · engine {} · {} pairs evaluated, {} values of k pruned by the data-processing bound\n",
         p.arithmetic, p.engine, p.stats.pairs_evaluated, p.stats.k_pruned
     );
-    s += "every [lo, hi] is a certified enclosure of the true value\n\n";
-    match &p.answer {
-        ProfileAnswer::Deltas(rows) => {
-            let table_rows: Vec<Vec<String>> = rows
-                .iter()
-                .map(|r| {
-                    let argmax = if r.resolved {
-                        argmax_text(&r.argmax)
-                    } else {
-                        format!(
-                            "all {} evaluated pairs (unresolved: see note)",
-                            r.argmax.len()
-                        )
-                    };
-                    vec![r.threshold.eps_text(), r.delta.to_string(), argmax]
-                })
-                .collect();
-            s += &table(
-                &["eps", "delta_profile = max_k δ", "argmax (k, direction)"],
-                &table_rows,
-            );
-            if rows.iter().any(|r| !r.resolved) {
-                s += "\nnote: where delta_profile starts at 0, δ_M lies below this computation's \
-                      resolution (truncation or f64 underflow), so every k may attain it; \
-                      --no-truncation or --backend mpfr resolve it.\n";
+    s += "every [lo, hi] is a certified enclosure of the true value\n";
+    let (mut deltas, mut epsilons, mut renyi) = (Vec::new(), String::new(), Vec::new());
+    for r in &p.rows {
+        match &r.quantity {
+            Quantity::Delta(t) => {
+                deltas.push(vec![t.eps_text(), r.value.to_string(), argmax_text(r)])
+            }
+            Quantity::Epsilon(d) => {
+                epsilons += &format!("\nsmallest ε ≥ 0 with δ_M(ε) ≤ {}\n\n", exact_string(d));
+                epsilons += &table(
+                    &["eps_profile", "argmax (k, direction)"],
+                    &[vec![r.value.to_string(), argmax_text(r)]],
+                );
+            }
+            Quantity::Renyi(a) => {
+                renyi.push(vec![exact_string(a), r.value.to_string(), argmax_text(r)])
             }
         }
-        ProfileAnswer::Epsilon { eps, argmax } => {
-            if let ProfileQuestion::Epsilon(d) = &query.question {
-                s += &format!("smallest ε ≥ 0 with δ_M(ε) ≤ {}\n\n", exact_string(d));
-            }
-            s += &table(
-                &["eps_profile", "argmax (k, direction)"],
-                &[vec![eps.to_string(), argmax_text(argmax)]],
-            );
-        }
+    }
+    if !deltas.is_empty() {
+        s += "\n";
+        s += &table(
+            &["eps", "delta_profile = max_k δ", "argmax (k, direction)"],
+            &deltas,
+        );
+    }
+    s += &epsilons;
+    if !renyi.is_empty() {
+        s += "\n";
+        s += &table(
+            &[
+                "order",
+                "renyi_profile = max_k D_α (nats)",
+                "argmax (k, qp = D_α(Q‖P), pq = D_α(P‖Q))",
+            ],
+            &renyi,
+        );
+    }
+    if p.rows.iter().any(|r| !r.resolved) {
+        s += "\nnote: where a profile value starts at 0, it lies below this computation's \
+              resolution (truncation or f64 underflow), so every k may attain it; \
+              --no-truncation or --backend mpfr resolve it.\n";
     }
     s
 }
