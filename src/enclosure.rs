@@ -223,6 +223,17 @@ impl Enclosure {
         )
     }
 
+    /// `[lo, hi]` rounded outward to `digits` significant digits (still an enclosure; for
+    /// tables that must be read at a glance); an exact point prints exactly.
+    pub fn short(&self, digits: u32) -> String {
+        if self.is_point() {
+            return self.to_string();
+        }
+        let lo = endpoint_string(&self.lo, digits, Direction::Down);
+        let hi = endpoint_string(&self.hi, digits, Direction::Up);
+        format!("[{lo}, {hi}]")
+    }
+
     /// `{"lo": "…", "hi": "…"}`, the JSON form of every certified number.
     pub fn to_json(&self) -> serde_json::Value {
         let (lo, hi) = self.decimal_strings();
@@ -304,6 +315,11 @@ fn pow10(e: i64) -> Rational {
     } else {
         Rational::from((Integer::from(1), p))
     }
+}
+
+/// `q` rounded up to `digits` significant decimal digits (a bound from above, for display).
+pub fn rounded_up(q: &Rational, digits: u32) -> String {
+    decimal_rounded(q, digits, Direction::Up)
 }
 
 /// `q` rounded to `digits` significant decimal digits in the direction `dir` (towards −∞ for
@@ -478,6 +494,18 @@ mod tests {
             decimal_rounded(&Rational::from((9999, 1000)), 2, Direction::Up),
             "10"
         );
+    }
+
+    #[test]
+    fn short_forms_stay_outward() {
+        let e = Enclosure::from_rationals(Rational::from((1, 7)), Rational::from((1, 6)));
+        assert_eq!(e.short(3), "[0.142, 0.167]");
+        let tight = Enclosure::from_rationals(
+            Rational::from((10_000, 30_001)),
+            Rational::from((10_001, 30_001)),
+        );
+        assert_eq!(tight.short(2), "[0.33, 0.34]");
+        assert_eq!(Enclosure::point(Rational::from((1, 4))).short(1), "0.25");
     }
 
     #[test]

@@ -40,8 +40,10 @@
 //! assert!(e.contains(d.lo().finite().unwrap()));
 //! ```
 
+pub mod accountants;
 pub mod arith;
 pub mod asymptotic;
+pub mod audit;
 pub mod check;
 pub mod cli;
 pub mod enclosure;

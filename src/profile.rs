@@ -30,6 +30,7 @@
 
 use crate::arith::Scalar;
 use crate::arith::exact::ExactCtx;
+use crate::arith::interval::f64_bounds;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
 use crate::enclosure::{Enclosure, Endpoint, Tri, exact_string};
 use crate::error::{Error, Result};
@@ -114,12 +115,16 @@ pub struct ProfileRow {
     pub quantity: Quantity,
     /// Encloses the maximum over every scanned k and both directions.
     pub value: Enclosure,
-    /// Every (k, direction) whose certified upper bound reaches the lower bound of `value`.
+    /// Every evaluated (k, direction) whose certified upper bound reaches the lower bound of
+    /// `value`.
     pub argmax: Vec<KValue>,
+    /// Ranges `[a, b)` of k, both directions, whose value is certified to be exactly 0 and may
+    /// be the maximum (ε quantities whose maximum may be 0: all tie).
+    pub argmax_ranges: Vec<(u64, u64)>,
     /// False when the maximum's certified lower bound is 0 while its upper bound is not (δ or
     /// Rényi only): the value lies below this computation's resolution (truncation or f64
-    /// underflow), so every k may attain it and pruning cannot help; `--no-truncation` or
-    /// `--backend mpfr` resolve it.
+    /// underflow), so the upper end comes from node bounds and the argmax is not listed;
+    /// `--backend mpfr` (deeper truncation) or `--no-truncation` resolve it.
     pub resolved: bool,
 }
 
@@ -149,6 +154,60 @@ pub struct Profile {
     pub engine: &'static str,
     /// Every pair evaluated in full (pruned k have none).
     pub records: Vec<LeafRecord>,
+    /// Per quantity, what the nodes closed without evaluating their leaves contribute.
+    pub closed: Vec<ClosedNodes>,
+}
+
+/// What nodes closed without their leaves contribute to one quantity's row (besides the nodes
+/// pruned strictly below the maximum, which contribute nothing).
+#[derive(Clone, Debug, Default)]
+pub struct ClosedNodes {
+    /// The largest certified upper bound of a node closed below resolution.
+    pub ceiling: Option<Endpoint>,
+    /// Ranges `[a, b)` of k whose ε is certified to be exactly 0 in both directions (their
+    /// node's `δ(0) = TV ≤ D`).
+    pub zero_eps: Vec<(u64, u64)>,
+}
+
+impl Profile {
+    /// Takes the rows `slots` from a rescan of those quantities (`rescan.rows[j]` is the
+    /// quantity of `slots[j]`), e.g. at a higher precision, with its records and ceilings.  Two
+    /// certified values of the same quantity must overlap; disjoint ones prove a bug and are
+    /// reported as an error.
+    pub fn merge_rescan(&mut self, slots: &[usize], rescan: &Profile) -> Result<()> {
+        for (j, &slot) in slots.iter().enumerate() {
+            let (old, new) = (&self.rows[slot].value, &rescan.rows[j].value);
+            if !old.overlaps(new) {
+                return Err(Error::Internal(format!(
+                    "the rescan of {} gave {new}, disjoint from {old}; no result is reported",
+                    self.rows[slot].quantity.describe()
+                )));
+            }
+            self.rows[slot] = rescan.rows[j].clone();
+            self.closed[slot] = rescan.closed[j].clone();
+            for record in &mut self.records {
+                record.qp[slot] = None;
+                record.pq[slot] = None;
+            }
+            for fresh in &rescan.records {
+                let index = match self.records.iter().position(|r| r.k == fresh.k) {
+                    Some(i) => i,
+                    None => {
+                        let width = self.rows.len();
+                        self.records.push(LeafRecord {
+                            k: fresh.k,
+                            qp: vec![None; width],
+                            pq: vec![None; width],
+                        });
+                        self.records.len() - 1
+                    }
+                };
+                self.records[index].qp[slot] = fresh.qp[j].clone();
+                self.records[index].pq[slot] = fresh.pq[j].clone();
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Runs the profile; `progress` is told how many values of k each step resolves.
@@ -258,20 +317,17 @@ fn evaluate_pair<S: Scalar>(
     Ok(values)
 }
 
-/// The pair values as a pair-engine job (used to refine maximising pairs).
+/// The pair values of the `open` quantities as a pair-engine job (used to refine maximising
+/// pairs).
 struct QuantitiesJob {
     quantities: Vec<Quantity>,
+    open: Vec<bool>,
 }
 
 impl PairJob for QuantitiesJob {
     type Output = PairValues;
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<PairValues> {
-        evaluate_pair(
-            law,
-            &self.quantities,
-            &vec![true; self.quantities.len()],
-            ctx,
-        )
+        evaluate_pair(law, &self.quantities, &self.open, ctx)
     }
 }
 
@@ -290,12 +346,16 @@ impl Widths for PairValues {
 struct ScanState {
     /// Best certified lower bound of each quantity's maximum.
     best: Vec<Rational>,
+    /// Per quantity, what closed nodes contribute.
+    closed: Vec<ClosedNodes>,
     records: Vec<LeafRecord>,
     stats: ProfileStats,
 }
 
 struct Scan<'a, S: Scalar> {
     quantities: &'a [Quantity],
+    /// The leaves evaluated before the tree search (the ends of the k range).
+    seeded: Vec<u64>,
     channel: Channel<S>,
     ctx: &'a S::Ctx,
     prune: bool,
@@ -324,53 +384,144 @@ impl<S: Scalar> Scan<'_, S> {
         (self.progress)(count);
     }
 
-    /// Which quantities are still open below this node: a quantity closes when the node pair's
-    /// certified values stay strictly below the best lower bound found so far, for then no k
-    /// below can reach the maximum (the data-processing bound of the module docs).  A node with
-    /// no open quantity is dropped.
-    fn still_open(&self, pair: &PairLaw<S>, open: &[bool]) -> Vec<bool> {
+    /// Which quantities are still open below this node.  A quantity closes when the node
+    /// pair's certified values stay strictly below the best lower bound found so far, for then
+    /// no k below can reach the maximum (the data-processing bound of the module docs).  A δ or
+    /// Rényi quantity also closes when nothing above 0 has been certified yet and the node's own
+    /// enclosures are `[0, h]` with `h > 0`: its value lies below this computation's resolution
+    /// there, and the
+    /// node's upper end — an upper bound for every k below — is folded into the row's upper end
+    /// (its `ceiling`).  An ε quantity closes when the node's `δ(0) = TV ≤ D` in both
+    /// directions: then `ε_k = 0` exactly for every k below, recorded as a range of ties.  A
+    /// node with no open quantity is dropped.
+    fn still_open(&self, pair: &PairLaw<S>, range: (u64, u64), open: &[bool]) -> Vec<bool> {
         if !self.prune {
             return open.to_vec();
         }
         let best = self.state.lock().expect("scan state").best.clone();
-        let checks = open
+        // Evaluations per direction: one per δ threshold, two per ε target (after the shared TV).
+        let evaluations: usize = self
+            .quantities
             .iter()
-            .zip(&best)
-            .filter(|(o, b)| **o && **b > 0)
-            .count();
+            .zip(open)
+            .filter(|(_, o)| **o)
+            .map(|(q, _)| match q {
+                Quantity::Delta(_) => 1,
+                Quantity::Epsilon(_) => 2,
+                Quantity::Renyi(_) => 0,
+            })
+            .sum();
         let curves = [Direction::Qp, Direction::Pq]
-            .map(|dir| Curve::for_evaluations(pair, dir, self.ctx, checks));
+            .map(|dir| Curve::for_evaluations(pair, dir, self.ctx, evaluations));
+        // δ(0) = TV in each direction, shared by every ε target's test.
+        let one = Rational::from(1);
+        let mut tv: [Option<((f64, f64), Option<Enclosure>)>; 2] = [None, None];
         let mut elementary = None;
-        self.quantities
+        let mut ceilings = Vec::new();
+        let mut zero_eps = Vec::new();
+        let still_open = self
+            .quantities
             .iter()
+            .enumerate()
             .zip(&best)
             .zip(open)
-            .map(|((q, b), &is_open)| {
-                if !is_open || *b <= 0 {
-                    return is_open;
+            .map(|(((i, q), b), &is_open)| {
+                if !is_open {
+                    return false;
                 }
-                let closed = match q {
-                    // Both directions certainly below the best lower bound.
-                    Quantity::Delta(t) => curves.iter().all(|c| t.on(c).compare(b) == Tri::Less),
-                    // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is continuous and
-                    // non-increasing in ε).
-                    Quantity::Epsilon(target) => curves
+                let bound = f64_bounds(b);
+                match q {
+                    Quantity::Epsilon(target) => {
+                        let target_f64 = f64_bounds(target);
+                        // TV ≤ D in both directions: ε_k = 0 exactly for every k below.
+                        let tie = (0..2).all(|d| {
+                            let (quick, exact) =
+                                tv[d].get_or_insert_with(|| (curves[d].quick_at_exp(&one), None));
+                            let quick = *quick;
+                            matches!(
+                                compare_quickly(
+                                    quick,
+                                    || exact.get_or_insert_with(|| curves[d].at_exp(&one)).clone(),
+                                    target,
+                                    target_f64
+                                ),
+                                Tri::Less | Tri::Equal
+                            )
+                        });
+                        if tie {
+                            zero_eps.push(i);
+                            return false;
+                        }
+                        // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is
+                        // continuous and non-increasing in ε).
+                        *b <= 0
+                            || !curves.iter().all(|c| {
+                                compare_quickly(
+                                    c.quick_at_eps(b),
+                                    || c.at_eps(b),
+                                    target,
+                                    target_f64,
+                                ) == Tri::Less
+                            })
+                    }
+                    Quantity::Delta(t) if *b > 0 => !curves
                         .iter()
-                        .all(|c| c.at_eps(b).compare(target) == Tri::Less),
+                        .all(|c| compare_quickly(t.quick_on(c), || t.on(c), b, bound) == Tri::Less),
+                    Quantity::Delta(t) => {
+                        match below_resolution(&[t.on(&curves[0]), t.on(&curves[1])]) {
+                            Some(ceiling) => {
+                                ceilings.push((i, ceiling));
+                                false
+                            }
+                            None => true,
+                        }
+                    }
                     Quantity::Renyi(alpha) => {
                         let (el, reversed, ectx) = elementary.get_or_insert_with(|| {
                             let el = pair.to_elementary(self.ctx);
                             let reversed = el.reversed();
                             (el, reversed, S::elementary_ctx(self.ctx))
                         });
-                        [&*el, &*reversed]
-                            .iter()
-                            .all(|law| renyi(law, alpha, ectx).compare(b) == Tri::Less)
+                        let both = [renyi(el, alpha, ectx), renyi(reversed, alpha, ectx)];
+                        if *b > 0 {
+                            // Both orders certainly below the best lower bound.
+                            return !both.iter().all(|e| e.compare(b) == Tri::Less);
+                        }
+                        match below_resolution(&both) {
+                            Some(ceiling) => {
+                                ceilings.push((i, ceiling));
+                                false
+                            }
+                            None => true,
+                        }
                     }
-                };
-                !closed
+                }
             })
-            .collect()
+            .collect();
+        if !ceilings.is_empty() || !zero_eps.is_empty() {
+            let mut state = self.state.lock().expect("scan state");
+            for (i, hi) in ceilings {
+                let c = &mut state.closed[i].ceiling;
+                *c = Some(c.take().map_or(hi.clone(), |old| old.max(hi)));
+            }
+            for i in zero_eps {
+                state.closed[i].zero_eps.push(range);
+            }
+        }
+        still_open
+    }
+
+    /// Evaluates the leaves at the ends of `[a, b]` first — for most quantities the boundary
+    /// compositions are at or near the maximum, so their lower bounds let the tree search
+    /// prune from its first nodes — then searches the tree from `root = F(n − 1 − b, a)`.
+    fn run<G: GroupLaw<S>>(&self, root: G, (a, b): (u64, u64)) -> Result<()> {
+        let all = vec![true; self.quantities.len()];
+        for &k in &self.seeded {
+            let group =
+                root.with_users((b - k) as usize, (k - a) as usize, &self.channel, self.ctx);
+            self.leaf(k, &group.pair(&self.channel, self.ctx), &all)?;
+        }
+        self.visit(root, None, a, b + 1, &all)
     }
 
     /// A steering score of a node: how likely it holds the maximum (larger first).
@@ -383,7 +534,10 @@ impl<S: Scalar> Scan<'_, S> {
         };
         [Direction::Qp, Direction::Pq]
             .iter()
-            .map(|&dir| curve::delta(pair, dir, &eps, self.ctx).mid_f64())
+            .map(|&dir| {
+                let (lo, hi) = Curve::direct(pair, dir, self.ctx).quick_at_eps(&eps);
+                0.5 * (lo + hi)
+            })
             .fold(0.0, f64::max)
     }
 
@@ -420,14 +574,16 @@ impl<S: Scalar> Scan<'_, S> {
     ) -> Result<()> {
         let pair = pair.unwrap_or_else(|| group.pair(&self.channel, self.ctx));
         self.state.lock().expect("scan state").stats.nodes_bounded += 1;
-        let open = self.still_open(&pair, open);
+        let open = self.still_open(&pair, (lo, hi), open);
         if !open.contains(&true) {
             self.state.lock().expect("scan state").stats.k_pruned += hi - lo;
             self.resolve(hi - lo);
             return Ok(());
         }
         if hi - lo == 1 {
-            self.leaf(lo, &pair, &open)?;
+            if !self.seeded.contains(&lo) {
+                self.leaf(lo, &pair, &open)?;
+            }
             self.resolve(1);
             return Ok(());
         }
@@ -456,6 +612,31 @@ impl<S: Scalar> Scan<'_, S> {
             self.visit(left, Some(left_pair), lo, mid, &open)?;
             self.visit(right, None, mid, hi, &open)
         }
+    }
+}
+
+/// The node's upper end when its values lie below resolution: lower ends 0 and some upper end
+/// positive (an exact 0 is a tie that every k below attains, so it stays open).
+fn below_resolution(both: &[Enclosure; 2]) -> Option<Endpoint> {
+    let zero = Endpoint::Finite(Rational::new());
+    (both.iter().all(|e| e.lo() <= &zero) && both.iter().any(|e| e.hi() > &zero))
+        .then(|| both[0].hi().clone().max(both[1].hi().clone()))
+}
+
+/// Three-valued comparison of a curve's value with `bound` (whose f64 bounds are `bound_f64`):
+/// by the quick f64 bounds first, by the exact enclosure only when they cannot tell.
+fn compare_quickly(
+    quick: (f64, f64),
+    precise: impl FnOnce() -> Enclosure,
+    bound: &Rational,
+    bound_f64: (f64, f64),
+) -> Tri {
+    if quick.1 < bound_f64.0 {
+        Tri::Less
+    } else if quick.0 > bound_f64.1 {
+        Tri::Greater
+    } else {
+        precise().compare(bound)
     }
 }
 
@@ -488,11 +669,13 @@ fn scan_in<S: Scalar>(
     let slots = query.quantities.len();
     let scan = Scan {
         quantities: &query.quantities,
+        seeded: if a == b { vec![a] } else { vec![a, b] },
         channel,
         ctx,
         prune: query.prune,
         state: Mutex::new(ScanState {
             best: vec![Rational::new(); slots],
+            closed: vec![ClosedNodes::default(); slots],
             records: Vec::new(),
             stats: ProfileStats::default(),
         }),
@@ -500,11 +683,10 @@ fn scan_in<S: Scalar>(
         resolved: AtomicU64::new(0),
     };
     let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
-    let open = vec![true; slots];
     let engine = if plan.binary {
         let root =
             BinaryGroup::empty(plan.tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        scan.visit(root, None, a, b + 1, &open)?;
+        scan.run(root, (a, b))?;
         "binary"
     } else {
         let index = std::sync::Arc::new(SimplexIndex::new(mechanism.d(), nu)?);
@@ -514,12 +696,12 @@ fn scan_in<S: Scalar>(
             &scan.channel,
             ctx,
         );
-        scan.visit(root, None, a, b + 1, &open)?;
+        scan.run(root, (a, b))?;
         "general"
     };
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
     let state = scan.state.into_inner().expect("scan state");
-    let rows = assemble(&query.quantities, &state.records)?;
+    let rows = assemble(&query.quantities, &state.records, &state.closed)?;
     Ok(Profile {
         rows,
         stats: state.stats,
@@ -528,12 +710,21 @@ fn scan_in<S: Scalar>(
         arithmetic: S::BACKEND.to_string(),
         engine,
         records: state.records,
+        closed: state.closed,
     })
 }
 
 /// The maximum of each quantity over the recorded pairs, and its argmax; pruned k lie strictly
-/// below the maximum's lower bound, so they can neither raise it nor belong to the argmax.
-fn assemble(quantities: &[Quantity], records: &[LeafRecord]) -> Result<Vec<ProfileRow>> {
+/// below the maximum's lower bound, so they can neither raise it nor belong to the argmax.  A
+/// quantity's `ceiling` (nodes closed below resolution) raises the upper end; when it reaches
+/// the lower end, the k below those nodes might belong to the argmax, so the row is marked
+/// unresolved.
+fn assemble(
+    quantities: &[Quantity],
+    records: &[LeafRecord],
+    closed: &[ClosedNodes],
+) -> Result<Vec<ProfileRow>> {
+    let zero = Endpoint::Finite(Rational::new());
     quantities
         .iter()
         .enumerate()
@@ -545,15 +736,28 @@ fn assemble(quantities: &[Quantity], records: &[LeafRecord]) -> Result<Vec<Profi
                         .filter_map(move |(dir, e)| e.as_ref().map(|e| (r.k, dir, e)))
                 })
             };
+            let ties = (!closed[i].zero_eps.is_empty()).then(|| Enclosure::point(Rational::new()));
+            let ceiling = closed[i]
+                .ceiling
+                .as_ref()
+                .map(|c| Enclosure::new(zero.clone(), c.clone().max(zero.clone())));
             let value = values()
                 .map(|(_, _, e)| e.clone())
-                .reduce(|m, e| m.max(&e))
-                .ok_or_else(|| {
-                    Error::Internal(format!(
+                .chain(ties)
+                .reduce(|m, e| m.max(&e));
+            let value = match (value, ceiling) {
+                (Some(v), None) => v,
+                (Some(v), Some(c)) => {
+                    Enclosure::new(v.lo().clone(), v.hi().clone().max(c.hi().clone()))
+                }
+                (None, Some(c)) => c,
+                (None, None) => {
+                    return Err(Error::Internal(format!(
                         "no pair evaluated {}; no result is reported",
                         quantity.describe()
-                    ))
-                })?;
+                    )));
+                }
+            };
             let mut argmax: Vec<KValue> = values()
                 .filter(|(_, _, e)| e.hi() >= value.lo())
                 .map(|(k, direction, e)| KValue {
@@ -563,14 +767,29 @@ fn assemble(quantities: &[Quantity], records: &[LeafRecord]) -> Result<Vec<Profi
                 })
                 .collect();
             argmax.sort_by_key(|v| (v.k, v.direction.key()));
-            let zero = Endpoint::Finite(Rational::new());
+            // Ties at ε = 0 reach the maximum only when it may be 0.
+            let mut argmax_ranges = if value.lo() <= &zero {
+                closed[i].zero_eps.clone()
+            } else {
+                Vec::new()
+            };
+            argmax_ranges.sort_unstable();
+            argmax_ranges.dedup_by(|next, run| {
+                let adjacent = next.0 == run.1;
+                if adjacent {
+                    run.1 = next.1;
+                }
+                adjacent
+            });
+            let below_ceiling = closed[i].ceiling.as_ref().is_some_and(|c| c >= value.lo());
             let resolved = matches!(quantity, Quantity::Epsilon(_))
-                || value.lo() > &zero
-                || value.hi() == &zero;
+                || value.hi() == &zero
+                || (value.lo() > &zero && !below_ceiling);
             Ok(ProfileRow {
                 quantity: quantity.clone(),
                 value,
                 argmax,
+                argmax_ranges,
                 resolved,
             })
         })
@@ -587,11 +806,12 @@ fn too_wide(e: &Enclosure, target: f64) -> bool {
 /// Tightens a wide interval-backend profile: each maximising pair of a wide row is recomputed
 /// on its own by the pair engine, which escalates to MPFR where f64 is too wide.
 fn refine_wide(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Result<()> {
-    let mut ks: Vec<u64> = profile
-        .rows
+    let wide: Vec<usize> = (0..profile.rows.len())
+        .filter(|&i| too_wide(&profile.rows[i].value, target))
+        .collect();
+    let mut ks: Vec<u64> = wide
         .iter()
-        .filter(|r| too_wide(&r.value, target))
-        .flat_map(|r| r.argmax.iter().map(|v| v.k))
+        .flat_map(|&i| profile.rows[i].argmax.iter().map(|v| v.k))
         .collect();
     ks.sort_unstable();
     ks.dedup();
@@ -607,7 +827,7 @@ fn refine_wide(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Resu
         exact_ctx: query.exact_ctx,
         escalate_above: Some(target),
     };
-    refine(query, profile, &ks, &pairs)?;
+    refine(query, profile, &ks, &wide, &pairs)?;
     profile.arithmetic = format!(
         "{}, maximising pairs refined by the pair engine",
         profile.arithmetic
@@ -615,18 +835,23 @@ fn refine_wide(query: &ProfileQuery, profile: &mut Profile, target: f64) -> Resu
     Ok(())
 }
 
-/// Recomputes the recorded pairs `ks` on their own with the pair engine set up as `pairs`
-/// (its `k` is replaced), replaces each recorded value by its intersection with the new one
-/// (both contain the true value), and assembles the rows again; the argmax can only shrink.
-/// Disjoint enclosures would prove a bug and are reported as an error.
+/// Recomputes the quantities `which` of the recorded pairs `ks` on their own with the pair
+/// engine set up as `pairs` (its `k` is replaced), replaces each recorded value by its
+/// intersection with the new one (both contain the true value), and assembles the rows again;
+/// the argmax can only shrink.  Disjoint enclosures would prove a bug and are reported as an
+/// error.
 pub fn refine(
     query: &ProfileQuery,
     profile: &mut Profile,
     ks: &[u64],
+    which: &[usize],
     pairs: &PairQuery,
 ) -> Result<()> {
     let job = QuantitiesJob {
         quantities: query.quantities.clone(),
+        open: (0..query.quantities.len())
+            .map(|i| which.contains(&i))
+            .collect(),
     };
     for &k in ks {
         let record = profile
@@ -656,6 +881,6 @@ pub fn refine(
         }
         profile.stats.pairs_refined += 1;
     }
-    profile.rows = assemble(&query.quantities, &profile.records)?;
+    profile.rows = assemble(&query.quantities, &profile.records, &profile.closed)?;
     Ok(())
 }

@@ -187,6 +187,14 @@ impl Threshold {
         }
     }
 
+    /// Quick certified bounds of δ of a prepared curve at this threshold (doubles, outward).
+    pub fn quick_on<S: Scalar>(&self, curve: &curve::Curve<'_, S>) -> (f64, f64) {
+        match self {
+            Threshold::Eps(e) => curve.quick_at_eps(e),
+            Threshold::ExpEps(c) => curve.quick_at_exp(c),
+        }
+    }
+
     /// ε as a double (for choosing plot ranges).
     pub fn eps_f64(&self) -> f64 {
         match self {

@@ -29,6 +29,37 @@ pub enum Command {
     Constants(ConstantsArgs),
     /// Hold every asymptotic prediction of Part I against the certified value it approximates.
     Check(CheckArgs),
+    /// Verdicts on other accountants' claims: each proven sound, refuted with a witness, or
+    /// undecided; with how tight each decided claim is.
+    Audit(AuditArgs),
+    /// Published amplification bounds (FMT21, FMT23, Wang et al., Balle et al.) beside the
+    /// certified ε of the mechanism and of the boundary pair, per n (Part I Table 6, extended).
+    Compare(CompareArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Numbers of users, comma-separated.
+    #[arg(long, value_name = "N[,N…]")]
+    pub n: String,
+
+    /// Target δ, strictly between 0 and 1.
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    pub delta: String,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Claims file: CSV with a header (n, eps, delta[, kind, alpha, k, source, note]) or JSON
+    /// Lines, one claim per row.
+    #[arg(long, value_name = "FILE")]
+    pub claims: String,
 }
 
 #[derive(Debug, Args)]
@@ -233,8 +264,9 @@ pub struct ProfileArgs {
     )]
     pub exp_eps: Option<String>,
 
-    /// Target δ, strictly between 0 and 1: report the smallest ε with δ_M(ε) ≤ δ.
-    #[arg(long, value_name = "D", allow_hyphen_values = true, required_unless_present_any = ["eps", "exp_eps", "renyi_order"])]
+    /// Target δ values, strictly between 0 and 1, comma-separated: report the smallest ε with
+    /// δ_M(ε) ≤ δ for each.
+    #[arg(long, value_name = "D[,D…]", allow_hyphen_values = true, required_unless_present_any = ["eps", "exp_eps", "renyi_order"])]
     pub delta: Option<String>,
 
     /// Rényi orders α > 1, comma-separated: report the Rényi profile, the largest D_α over every

@@ -136,6 +136,32 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::constants_text(&mechanism, at.as_ref(), n, range.as_ref()),
             ))
         }
+        Command::Audit(a) => {
+            let query = validate::audit_query(a)?;
+            let audit = crate::audit::audit(&query)?;
+            let stdout = render(
+                a.common.json,
+                || output::audit_json(&query, &a.claims, &audit),
+                || output::audit_text(&query, &a.claims, &audit),
+            );
+            let unsound = audit.count(crate::audit::verdict::Verdict::Unsound);
+            let failure = (unsound > 0).then(|| {
+                format!(
+                    "audit: {unsound} of {} claim(s) are unsound",
+                    audit.reports.len()
+                )
+            });
+            Ok(Outcome { stdout, failure })
+        }
+        Command::Compare(a) => {
+            let query = validate::compare_query(a)?;
+            let (local, rows) = crate::audit::compare::compare(&query)?;
+            plain(render(
+                a.common.json,
+                || output::compare_json(&query, &local, &rows),
+                || output::compare_text(&query, &local, &rows),
+            ))
+        }
         Command::Check(a) => {
             let query = validate::check_query(a)?;
             let report = crate::check::check(&query)?;

@@ -1,7 +1,12 @@
 //! Raw arguments → validated library inputs.  Every error names the option.
 
-use super::args::{BackendArg, CheckArgs, CommonArgs, EngineArg, PairArgs, ProfileArgs};
+use super::args::{
+    AuditArgs, BackendArg, CheckArgs, CommonArgs, CompareArgs, EngineArg, PairArgs, ProfileArgs,
+};
 use crate::arith::exact::ExactCtx;
+use crate::audit::AuditQuery;
+use crate::audit::claims::read_claims;
+use crate::audit::compare::CompareQuery;
 use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
@@ -158,10 +163,11 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
         },
     };
     let mut quantities = Vec::new();
-    if let Some(d) = &args.delta {
-        let d = rational("--delta", d)?;
-        crate::exact::curve::check_target(&d)?;
-        quantities.push(Quantity::Epsilon(d));
+    if let Some(list) = &args.delta {
+        for d in rational_list("--delta", list)? {
+            crate::exact::curve::check_target(&d)?;
+            quantities.push(Quantity::Epsilon(d));
+        }
     } else if args.eps.is_some() || args.exp_eps.is_some() {
         quantities.extend(
             thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?
@@ -191,6 +197,44 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
         },
         threads,
     ))
+}
+
+/// The audit: the shared options and the claims file, read and validated in full.
+pub fn audit_query(args: &AuditArgs) -> Result<AuditQuery> {
+    let claims = read_claims(&args.claims)?;
+    let c = common(&args.common)?;
+    Ok(AuditQuery {
+        mechanism: c.mechanism,
+        claims,
+        options: c.options,
+        backend: c.backend,
+        exact_ctx: c.exact_ctx,
+        escalate_above: c.escalate_above,
+    })
+}
+
+/// The comparison of published bounds: the shared options, every n and the target δ.
+pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
+    let ns = args
+        .n
+        .split(',')
+        .map(|s| whole("--n", s))
+        .collect::<Result<Vec<u64>>>()?;
+    if ns.contains(&0) {
+        return Err(Error::argument("--n", "every n must be at least 1"));
+    }
+    let delta = rational("--delta", &args.delta)?;
+    crate::exact::curve::check_target(&delta)?;
+    let c = common(&args.common)?;
+    Ok(CompareQuery {
+        mechanism: c.mechanism,
+        ns,
+        delta,
+        options: c.options,
+        backend: c.backend,
+        exact_ctx: c.exact_ctx,
+        escalate_above: c.escalate_above,
+    })
 }
 
 /// The thresholds of `delta`: `--eps` values then `--exp-eps` values.

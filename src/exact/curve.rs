@@ -9,9 +9,11 @@
 
 use super::law::PairLaw;
 use super::ordered::{BLOCK, OrderedSums};
-use crate::arith::{Scalar, ln_bracket};
+use crate::arith::interval::f64_bounds;
+use crate::arith::{ExpValue, Scalar, ln_bracket};
 use crate::enclosure::{Enclosure, Endpoint, Tri};
 use crate::error::{Error, Result};
+use inari::Interval;
 use rug::Rational;
 
 /// Which curve: `Qp` is `δ_{Q‖P}` with `Q = T_{n,k+1}`, `P = T_{n,k}`; `Pq` the reverse.
@@ -58,6 +60,29 @@ pub struct Curve<'a, S: Scalar> {
     ctx: &'a S::Ctx,
     /// The states ordered by likelihood ratio, when prepared for many evaluations.
     ordered: Option<OrderedSums>,
+    /// The omitted mass and the ratio range as doubles rounded outward (ω and `r_hi` up, `r_lo`
+    /// down; `r_hi = ∞` when unbounded), for [`Curve::quick_at_threshold`].
+    quick_fold: (f64, f64, f64),
+}
+
+/// The f64 interval `[lo, hi]` (everything when an end is NaN or the ends are reversed).
+fn interval(lo: f64, hi: f64) -> Interval {
+    Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
+}
+
+/// `x` as a degenerate f64 interval (everything when infinite).
+fn point(x: f64) -> Interval {
+    interval(x, x)
+}
+
+fn quick_fold<S: Scalar>(law: &PairLaw<S>) -> (f64, f64, f64) {
+    (
+        f64_bounds(&law.omitted).1,
+        f64_bounds(&law.ratio_lo).0.max(0.0),
+        law.ratio_hi
+            .as_ref()
+            .map_or(f64::INFINITY, |r| f64_bounds(r).1),
+    )
 }
 
 impl<'a, S: Scalar> Curve<'a, S> {
@@ -68,6 +93,7 @@ impl<'a, S: Scalar> Curve<'a, S> {
             dir,
             ctx,
             ordered: None,
+            quick_fold: quick_fold(law),
         }
     }
 
@@ -84,6 +110,7 @@ impl<'a, S: Scalar> Curve<'a, S> {
             dir,
             ctx,
             ordered,
+            quick_fold: quick_fold(law),
         }
     }
 
@@ -123,6 +150,73 @@ impl<'a, S: Scalar> Curve<'a, S> {
             other => other.clone(),
         };
         clamp_probability(Enclosure::new(lower.min(upper.clone()), upper))
+    }
+
+    /// Certified bounds of δ at the threshold `c`, as doubles rounded outward: cheaper than
+    /// [`Self::at_threshold`] (no exact-rational bookkeeping) and slightly wider, for decisions
+    /// such as pruning that fall back to the exact enclosure when these bounds cannot tell.
+    /// The truncation fold is the same inequality, evaluated in f64 interval arithmetic.
+    pub fn quick_at_threshold(&self, c: &S) -> (f64, f64) {
+        let (a, b) = self.dir.laws(self.law);
+        let kept = match &self.ordered {
+            Some(ordered) => ordered.positive_part_sum_f64(a, b, c, self.ctx),
+            None => {
+                let (lo, hi) = positive_part_sum(a, b, c, self.ctx).f64_bounds();
+                interval(lo, hi)
+            }
+        };
+        let (lo, hi) = if self.law.omitted == 0 {
+            (kept.inf(), kept.sup())
+        } else {
+            let (omega, r_lo, r_hi) = self.quick_fold;
+            let (c_lo, c_hi) = c.f64_bounds();
+            let (c_lo, c_hi) = (point(c_lo.max(0.0)), point(c_hi));
+            let positive = |x: Interval| x.sup().max(0.0);
+            // The coefficients of `truncation_coefficients`, rounded up.
+            let (up, down) = match self.dir {
+                Direction::Qp => (
+                    if r_hi.is_finite() {
+                        positive(point(r_hi) - c_lo).min(1.0)
+                    } else {
+                        1.0
+                    },
+                    positive(c_hi - point(r_lo)),
+                ),
+                Direction::Pq => (
+                    positive(point(1.0) - c_lo * point(r_lo)),
+                    if r_hi.is_finite() {
+                        positive(c_hi * point(r_hi) - point(1.0)).min(c_hi.sup())
+                    } else {
+                        c_hi.sup()
+                    },
+                ),
+            };
+            let lower = if down.is_finite() {
+                (kept - point(down) * point(omega)).inf()
+            } else {
+                0.0
+            };
+            (lower, (kept + point(up) * point(omega)).sup())
+        };
+        let lo = if lo.is_nan() { 0.0 } else { lo.max(0.0) };
+        let hi = if hi.is_nan() { 1.0 } else { hi.min(1.0) };
+        (lo.min(hi), hi)
+    }
+
+    /// [`Self::quick_at_threshold`] at `ε` (a bracketed `e^ε` is taken at both ends).
+    pub fn quick_at_eps(&self, eps: &Rational) -> (f64, f64) {
+        match S::exp_rational(eps, self.ctx) {
+            ExpValue::Enclosed(c) => self.quick_at_threshold(&c),
+            ExpValue::Bracket { lo, hi } => (
+                self.quick_at_threshold(&hi).0,
+                self.quick_at_threshold(&lo).1,
+            ),
+        }
+    }
+
+    /// [`Self::quick_at_threshold`] at `e^ε = exp_eps`.
+    pub fn quick_at_exp(&self, exp_eps: &Rational) -> (f64, f64) {
+        self.quick_at_threshold(&S::from_rational(exp_eps, self.ctx))
     }
 
     /// `δ(ε)` for a rational ε ≥ 0 (its `e^ε` enclosed or bracketed by the backend).

@@ -10,9 +10,13 @@ use rug::Rational;
 use serde_json::{Value, json};
 
 mod asymptotic;
+mod audit;
+mod compare;
 mod profile;
 
 pub use asymptotic::{ConstantsRange, check_json, check_text, constants_json, constants_text};
+pub use audit::{audit_json, audit_text};
+pub use compare::{compare_json, compare_text};
 pub use profile::{profile_json, profile_text};
 
 fn affine_text(c: &[Rational; 2]) -> String {
@@ -98,6 +102,54 @@ fn header_text(
     }
     s += "\nevery [lo, hi] is a certified enclosure of the true value\n\n";
     s
+}
+
+/// The maximisers of a profile row, runs of consecutive k with the same directions compressed
+/// (`k=3..9 qp+pq`), ties at exactly 0 as ranges.
+pub(super) fn argmax_text(row: &crate::profile::ProfileRow) -> String {
+    // (k, directions) in order of k.
+    let mut by_k: Vec<(u64, String)> = Vec::new();
+    for v in &row.argmax {
+        match by_k.last_mut() {
+            Some((k, dirs)) if *k == v.k => *dirs = format!("{dirs}+{}", v.direction.key()),
+            _ => by_k.push((v.k, v.direction.key().to_string())),
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < by_k.len() {
+        let mut j = i;
+        while j + 1 < by_k.len() && by_k[j + 1].0 == by_k[j].0 + 1 && by_k[j + 1].1 == by_k[i].1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            format!("k={} {}", by_k[i].0, by_k[i].1)
+        } else {
+            format!("k={}..{} {}", by_k[i].0, by_k[j].0, by_k[i].1)
+        });
+        i = j + 1;
+    }
+    for (a, b) in &row.argmax_ranges {
+        parts.push(format!("k={}..{} qp+pq (exactly 0)", a, b - 1));
+    }
+    parts.join(", ")
+}
+
+/// The maximisers as JSON: `argmax_k` (evaluated pairs) and `argmax_k_ranges` (inclusive ranges
+/// of k tied at exactly 0, both directions).
+pub(super) fn argmax_json(row: &crate::profile::ProfileRow) -> (Value, Value) {
+    (
+        row.argmax
+            .iter()
+            .map(
+                |v| json!({ "k": v.k, "direction": v.direction.key(), "value": v.value.to_json() }),
+            )
+            .collect(),
+        row.argmax_ranges
+            .iter()
+            .map(|(a, b)| json!([a, b - 1]))
+            .collect(),
+    )
 }
 
 /// A left-aligned table with a header row.

@@ -1,29 +1,15 @@
 //! `profile` output.
 
-use super::{mechanism_json, table};
+use super::{argmax_json, mechanism_json, table};
 use crate::enclosure::exact_string;
-use crate::profile::{KValue, Profile, ProfileQuery, ProfileRow, Quantity};
+use crate::profile::{Profile, ProfileQuery, ProfileRow, Quantity};
 use serde_json::{Value, json};
-
-fn argmax_json(argmax: &[KValue]) -> Value {
-    argmax
-        .iter()
-        .map(|v| json!({ "k": v.k, "direction": v.direction.key(), "value": v.value.to_json() }))
-        .collect()
-}
 
 fn argmax_text(row: &ProfileRow) -> String {
     if !row.resolved {
-        return format!(
-            "all {} evaluated pairs (unresolved: see note)",
-            row.argmax.len()
-        );
+        return "unresolved: below this computation's resolution (see note)".into();
     }
-    row.argmax
-        .iter()
-        .map(|v| format!("k={} {}", v.k, v.direction.key()))
-        .collect::<Vec<_>>()
-        .join(", ")
+    super::argmax_text(row)
 }
 
 fn scope_text(query: &ProfileQuery, p: &Profile) -> String {
@@ -44,6 +30,7 @@ fn scope_text(query: &ProfileQuery, p: &Profile) -> String {
 /// (ε at a target δ), `renyi_profile` (each order); shared by `profile` and `audit`.
 pub fn profile_rows_json(p: &Profile, v: &mut Value) {
     let mut deltas = Vec::new();
+    let mut epsilons = Vec::new();
     let mut renyi = Vec::new();
     for row in &p.rows {
         match &row.quantity {
@@ -51,23 +38,36 @@ pub fn profile_rows_json(p: &Profile, v: &mut Value) {
                 "eps": t.eps_text(),
                 "delta_profile": row.value.to_json(),
                 "resolved": row.resolved,
-                "argmax_k": argmax_json(&row.argmax),
+                "argmax_k": argmax_json(row).0,
             })),
             Quantity::Epsilon(d) => {
-                v["delta"] = json!(exact_string(d));
-                v["eps_profile"] = row.value.to_json();
-                v["argmax_k"] = argmax_json(&row.argmax);
+                let (argmax, ranges) = argmax_json(row);
+                epsilons.push(json!({
+                    "delta": exact_string(d),
+                    "eps_profile": row.value.to_json(),
+                    "argmax_k": argmax,
+                    "argmax_k_ranges": ranges,
+                }));
             }
             Quantity::Renyi(alpha) => renyi.push(json!({
                 "order": exact_string(alpha),
                 "value": row.value.to_json(),
                 "resolved": row.resolved,
-                "argmax_k": argmax_json(&row.argmax),
+                "argmax_k": argmax_json(row).0,
             })),
         }
     }
     if !deltas.is_empty() {
         v["results"] = Value::Array(deltas);
+    }
+    // One target δ also keeps its keys at the top level.
+    if let [single] = epsilons.as_slice() {
+        for key in ["delta", "eps_profile", "argmax_k", "argmax_k_ranges"] {
+            v[key] = single[key].clone();
+        }
+    }
+    if !epsilons.is_empty() {
+        v["eps_results"] = Value::Array(epsilons);
     }
     if !renyi.is_empty() {
         v["renyi_profile"] = Value::Array(renyi);
@@ -147,8 +147,9 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
     }
     if p.rows.iter().any(|r| !r.resolved) {
         s += "\nnote: where a profile value starts at 0, it lies below this computation's \
-              resolution (truncation or f64 underflow), so every k may attain it; \
-              --no-truncation or --backend mpfr resolve it.\n";
+              resolution (truncation or f64 underflow): its upper end is a certified bound over \
+              the k left unscanned, and the maximising k are not identified; --backend mpfr \
+              (deeper truncation) or --no-truncation resolve it.\n";
     }
     s
 }

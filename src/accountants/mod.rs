@@ -1,0 +1,393 @@
+//! Reference accountants: the published shuffle-model amplification bounds, computed with
+//! certified arithmetic so that they can be set beside the mechanism's certified ε.
+//!
+//! A published bound is a theorem's upper bound on ε for every ε0-LDP randomizer (or for a
+//! family such as k-ary randomized response).  Each is computed here in one of two ways:
+//!
+//! * a **closed form** (FMT21, FMT23, and the blanket bounds' δ(ε) inverted for ε) is evaluated
+//!   in MPFR interval arithmetic: the enclosure contains the formula's exact value;
+//! * a bound that is the exact privacy curve of a **reduced experiment** (the FMT21 clone
+//!   reduction, the variation-ratio reduction of Wang et al.) is computed as a certified pair of
+//!   laws (`count_pair`) with this toolkit's curves: the enclosure contains the reduced
+//!   experiment's exact ε, i.e. the true value of the bound, which the authors' code prints
+//!   in floating point.
+//!
+//! The theorems apply to ε0-LDP mechanisms; for a mechanism given by `W0`, `W1` the local
+//! parameter is `ε0 = max_y |ln W1(y)/W0(y)|`, certified ([`LocalPrivacy`]).
+
+pub mod blanket;
+pub mod closed_form;
+pub mod count_pair;
+
+use crate::arith::Scalar;
+use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::enclosure::{Enclosure, Endpoint};
+use crate::error::{Error, Result};
+use crate::exact::curve::{Direction, epsilon_for_delta};
+use crate::mechanism::{Channel, Entry, Mechanism};
+use count_pair::CountPair;
+use inari::Interval;
+use rug::Rational;
+
+/// Precision of the closed forms and of the local parameter.
+const CLOSED_FORM: MpfrCtx = MpfrCtx { precision: 256 };
+
+/// Whether a bound's theorem covers the case, with the condition as evaluated.
+#[derive(Clone, Debug)]
+pub enum Validity {
+    Valid(String),
+    Outside(String),
+}
+
+/// `e^{ε0} = max_y max(W1(y)/W0(y), W0(y)/W1(y))` in a backend, or `None` when a ratio is
+/// infinite (some output has probability 0 under one input only: not ε0-LDP for finite ε0).
+pub fn local_ratio<S: Scalar>(channel: &Channel<S>) -> Option<S> {
+    let mut best: Option<S> = None;
+    for (w0, w1) in channel.w[0].iter().zip(&channel.w[1]) {
+        match (w0.is_exact_zero(), w1.is_exact_zero()) {
+            (true, true) => continue,
+            (true, false) | (false, true) => return None,
+            (false, false) => {}
+        }
+        let r = w1.div(w0).max(&w0.div(w1));
+        if r.enclosure().hi() == &Endpoint::PosInf {
+            return None;
+        }
+        best = Some(match best {
+            Some(b) => b.max(&r),
+            None => r,
+        });
+    }
+    best
+}
+
+/// The local privacy of a binary-input mechanism as the published theorems take it.
+#[derive(Clone, Debug)]
+pub struct LocalPrivacy {
+    /// `e^{ε0}`, enclosed.
+    pub exp_eps0: MpfrInterval,
+    /// `ε0`, enclosed.
+    pub eps0: Enclosure,
+    /// `Some(k)` when the mechanism is k-ary randomized response (its two rows each report the
+    /// truth with one probability and every other symbol with another, smaller one).
+    pub k_rr: Option<u32>,
+}
+
+impl LocalPrivacy {
+    /// The mechanism's ε0, or `None` when it is not ε0-LDP for any finite ε0.
+    pub fn of(mechanism: &Mechanism) -> Result<Option<LocalPrivacy>> {
+        let channel = mechanism.channel::<MpfrInterval>(&CLOSED_FORM)?;
+        let Some(exp_eps0) = local_ratio(&channel) else {
+            return Ok(None);
+        };
+        let eps0 = crate::arith::Transcendental::ln(&exp_eps0)
+            .enclosure()
+            .clamp_nonnegative();
+        Ok(Some(LocalPrivacy {
+            k_rr: k_rr_alphabet(mechanism, &channel),
+            exp_eps0,
+            eps0,
+        }))
+    }
+}
+
+/// The alphabet size k when `W0`, `W1` are the rows of k-ary randomized response for two
+/// distinct inputs: each row has one "truthful" entry T, all others equal to O, with the same
+/// T and O in both rows, at different positions, and T > O certainly (for k = 2 any T ≠ O is
+/// randomized response up to relabelling the outputs).
+fn k_rr_alphabet(mechanism: &Mechanism, channel: &Channel<MpfrInterval>) -> Option<u32> {
+    let d = mechanism.d();
+    let [w0, w1] = &mechanism.rows;
+    let distinguished = |row: &[Entry]| -> Option<usize> {
+        (0..d).find(|&y| {
+            row.iter()
+                .enumerate()
+                .all(|(z, e)| z == y || *e == row[(y + 1) % d])
+        })
+    };
+    let (t0, t1) = if d == 2 {
+        (0, 1)
+    } else {
+        (distinguished(w0)?, distinguished(w1)?)
+    };
+    let other = |y: usize| (y + 1) % d;
+    let same = t0 != t1
+        && w0[t0] == w1[t1]
+        && w0[other(t0)] == w1[other(t1)]
+        && w0[t0] != w0[other(t0)]
+        && (d == 2 || (0..d).all(|y| y == t0 || w0[y] == w0[other(t0)]));
+    if !same {
+        return None;
+    }
+    let truthful_larger = channel.w[0][other(t0)].certainly_below(&channel.w[0][t0]);
+    (d == 2 || truthful_larger).then_some(d as u32)
+}
+
+/// How a bound's value is obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// A closed-form ε, evaluated in MPFR interval arithmetic.
+    ClosedForm,
+    /// A closed-form δ(ε), inverted for ε by a certified bisection.
+    InvertedClosedForm,
+    /// The exact privacy curve of a reduced experiment, certified.
+    ReducedExperiment,
+}
+
+impl Method {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Method::ClosedForm => "closed form, evaluated in interval arithmetic",
+            Method::InvertedClosedForm => "closed-form δ(ε) inverted for ε (certified bisection)",
+            Method::ReducedExperiment => "exact privacy curve of the reduced experiment, certified",
+        }
+    }
+}
+
+/// One published bound at one n and δ.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// A stable key, e.g. `fmt21-closed`.
+    pub id: &'static str,
+    pub name: String,
+    /// The publication the statement comes from.
+    pub source: &'static str,
+    pub method: Method,
+    /// The theorem's validity condition as evaluated, or why it does not apply.
+    pub validity: Validity,
+    /// The bound's ε, enclosed (`None` outside its validity).
+    pub eps: Option<Enclosure>,
+    /// The arithmetic that produced `eps`.
+    pub arithmetic: String,
+}
+
+const FMT21: &str = "Feldman, McMillan, Talwar. Hiding among the clones (FOCS 2021), Thm 3.1";
+const FMT21_CLONE: &str =
+    "Feldman, McMillan, Talwar. Hiding among the clones (FOCS 2021), the clone reduction (Thm 3.2)";
+const FMT23: &str = "Feldman, McMillan, Talwar. Stronger privacy amplification by shuffling (SODA 2023), Thm 3.2 with its erratum";
+const WANG: &str = "Wang et al. Privacy amplification via shuffling: unified, simplified, and tightened (VLDB 2024), variation-ratio reduction";
+const BALLE: &str = "Balle, Bell, Gascón, Nissim. The privacy blanket of the shuffle model (CRYPTO 2019), as in their reference code";
+
+/// Every published bound at n users and target δ for the mechanism.
+pub fn published_bounds(
+    mechanism: &Mechanism,
+    n: u64,
+    delta: &Rational,
+    memory_limit: u64,
+) -> Result<Vec<Bound>> {
+    let Some(local) = LocalPrivacy::of(mechanism)? else {
+        return Err(Error::Unsupported(format!(
+            "{}: some output has probability 0 under one input only, so the mechanism is not ε0-LDP \
+             for any finite ε0 and no published amplification bound applies",
+            mechanism.name
+        )));
+    };
+    let a = &local.exp_eps0;
+    let ctx = &CLOSED_FORM;
+    let mut bounds = Vec::new();
+    let closed = |id, name: &str, source, (eps, validity): (Enclosure, Validity)| Bound {
+        id,
+        name: name.to_string(),
+        source,
+        method: Method::ClosedForm,
+        eps: matches!(validity, Validity::Valid(_)).then_some(eps),
+        validity,
+        arithmetic: format!("mpfr-{}", ctx.precision),
+    };
+    bounds.push(closed(
+        "fmt21-closed",
+        "FMT21 closed form",
+        FMT21,
+        closed_form::fmt21(a, n, delta, ctx),
+    ));
+    let any_ldp = || Validity::Valid("any ε0-LDP randomizer".into());
+    for reduction in [Reduction::Clone, Reduction::VariationRatio(local.k_rr)] {
+        let (eps, arithmetic) = reduction_epsilon(mechanism, reduction, n, delta, memory_limit)?;
+        bounds.push(Bound {
+            id: reduction.id(),
+            name: reduction.name(),
+            source: reduction.source(),
+            method: Method::ReducedExperiment,
+            validity: match reduction {
+                Reduction::VariationRatio(Some(k)) => Validity::Valid(format!(
+                    "k-ary randomized response (k = {k}): p = q = e^ε0, β = (e^ε0−1)/(e^ε0+k−1)"
+                )),
+                _ => any_ldp(),
+            },
+            eps: Some(eps),
+            arithmetic,
+        });
+    }
+    bounds.push(closed(
+        "fmt23-closed",
+        "FMT23 closed form",
+        FMT23,
+        closed_form::fmt23(a, n, delta, ctx),
+    ));
+    let eps0_lo = local.eps0.lo().finite().cloned().unwrap_or_default();
+    for form in [blanket::Form::Hoeffding, blanket::Form::Bennett] {
+        let randomizers = [
+            Some(blanket::Randomizer::Generic),
+            local.k_rr.map(blanket::Randomizer::KRr),
+        ];
+        for randomizer in randomizers.into_iter().flatten() {
+            let (id, label) = match (form, randomizer) {
+                (blanket::Form::Hoeffding, blanket::Randomizer::Generic) => (
+                    "balle-hoeffding-generic",
+                    "Hoeffding, generic ε0-LDP".to_string(),
+                ),
+                (blanket::Form::Hoeffding, blanket::Randomizer::KRr(k)) => {
+                    ("balle-hoeffding-rr", format!("Hoeffding, RR k = {k}"))
+                }
+                (blanket::Form::Bennett, blanket::Randomizer::Generic) => (
+                    "balle-bennett-generic",
+                    "Bennett, generic ε0-LDP".to_string(),
+                ),
+                (blanket::Form::Bennett, blanket::Randomizer::KRr(k)) => {
+                    ("balle-bennett-rr", format!("Bennett, RR k = {k}"))
+                }
+            };
+            let eps = blanket::epsilon(form, randomizer, a, n, delta, &eps0_lo, ctx);
+            let validity = match &eps {
+                Some(_) => Validity::Valid(format!(
+                    "ε < ε0; {}",
+                    match randomizer {
+                        blanket::Randomizer::Generic => "any ε0-LDP randomizer".to_string(),
+                        blanket::Randomizer::KRr(k) =>
+                            format!("k-ary randomized response, k = {k}"),
+                    }
+                )),
+                None => Validity::Outside(
+                    "the bound's δ(ε) stays above δ for every ε < ε0: no amplification at this n"
+                        .into(),
+                ),
+            };
+            bounds.push(Bound {
+                id,
+                name: format!("Balle et al. {label}"),
+                source: BALLE,
+                method: Method::InvertedClosedForm,
+                validity,
+                eps,
+                arithmetic: format!("mpfr-{}", ctx.precision),
+            });
+        }
+    }
+    Ok(bounds)
+}
+
+/// The reduced experiments.
+#[derive(Clone, Copy, Debug)]
+enum Reduction {
+    /// FMT21: clones with probability e^{−ε0}.
+    Clone,
+    /// Wang et al., with the k-RR variation parameters when the mechanism is k-RR.
+    VariationRatio(Option<u32>),
+}
+
+impl Reduction {
+    fn id(&self) -> &'static str {
+        match self {
+            Reduction::Clone => "fmt21-clone",
+            Reduction::VariationRatio(_) => "wang-variation-ratio",
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Reduction::Clone => "FMT21 clone reduction".into(),
+            Reduction::VariationRatio(None) => "Wang et al. variation ratio, generic ε0-LDP".into(),
+            Reduction::VariationRatio(Some(k)) => {
+                format!("Wang et al. variation ratio, k-RR k = {k}")
+            }
+        }
+    }
+
+    fn source(&self) -> &'static str {
+        match self {
+            Reduction::Clone => FMT21_CLONE,
+            Reduction::VariationRatio(_) => WANG,
+        }
+    }
+
+    /// The count pair for `a = e^{ε0}` in a backend.
+    fn count_pair<S: Scalar>(&self, a: &S, n: u64, ctx: &S::Ctx) -> CountPair<S> {
+        let one = S::one(ctx);
+        let a1 = a.add(&one);
+        match self {
+            // x = a/(a+1), y = 1/(a+1); clones (1,0) and (0,1) each with e^{−ε0}/2.
+            Reduction::Clone => {
+                let half_clone = one.div(&S::from_u64(2, ctx).mul(a));
+                CountPair {
+                    n,
+                    x: a.div(&a1),
+                    y: one.div(&a1),
+                    r0: half_clone.clone(),
+                    r1: half_clone,
+                }
+            }
+            // p = q0 = q1 = a, β = (a − 1)/(a + k − 1) (k = 2 for a generic ε0-LDP randomizer):
+            // α = β/(p − 1) = 1/(a + k − 1), x = pα, y = α, r0 = r1 = αp/q = α.
+            Reduction::VariationRatio(k) => {
+                let k = S::from_u64(u64::from(k.unwrap_or(2)), ctx);
+                let alpha = one.div(&a.add(&k).sub(&one));
+                CountPair {
+                    n,
+                    x: a.mul(&alpha),
+                    y: alpha.clone(),
+                    r0: alpha.clone(),
+                    r1: alpha,
+                }
+            }
+        }
+    }
+}
+
+/// The two-sided ε of a reduced experiment at `delta` in backend `S`.
+fn reduction_epsilon_in<S: Scalar>(
+    mechanism: &Mechanism,
+    reduction: Reduction,
+    n: u64,
+    delta: &Rational,
+    memory_limit: u64,
+    ctx: &S::Ctx,
+) -> Result<Enclosure> {
+    let channel = mechanism.channel::<S>(ctx)?;
+    let a = local_ratio(&channel)
+        .ok_or_else(|| Error::Unsupported("the mechanism is not ε0-LDP".into()))?;
+    let law = reduction
+        .count_pair(&a, n, ctx)
+        .law(S::truncation_bits(ctx), memory_limit, ctx)?;
+    let qp = epsilon_for_delta(&law, Direction::Qp, delta, ctx)?.eps;
+    let pq = epsilon_for_delta(&law, Direction::Pq, delta, ctx)?.eps;
+    Ok(qp.max(&pq))
+}
+
+/// The reduced experiment's ε in f64 intervals, recomputed in MPFR (128, then 256 bits) when
+/// wider than 1e-9 relative.
+fn reduction_epsilon(
+    mechanism: &Mechanism,
+    reduction: Reduction,
+    n: u64,
+    delta: &Rational,
+    memory_limit: u64,
+) -> Result<(Enclosure, String)> {
+    let mut eps =
+        reduction_epsilon_in::<Interval>(mechanism, reduction, n, delta, memory_limit, &())?;
+    let mut arithmetic = "interval".to_string();
+    for precision in [128, 256] {
+        if eps.relative_width() <= 1e-9 {
+            break;
+        }
+        eps = reduction_epsilon_in::<MpfrInterval>(
+            mechanism,
+            reduction,
+            n,
+            delta,
+            memory_limit,
+            &MpfrCtx { precision },
+        )?;
+        arithmetic = format!("mpfr-{precision}");
+    }
+    Ok((eps, arithmetic))
+}

@@ -1,0 +1,162 @@
+//! Published bounds beside the certified ε (Part I Table 6, extended): per n, the certified ε
+//! of the whole mechanism (the profile), of the boundary pair k = 0, and every published bound
+//! with its ratio to the certified ε and whether it holds.
+
+use crate::accountants::{Bound, LocalPrivacy, published_bounds};
+use crate::arith::exact::ExactCtx;
+use crate::enclosure::{Enclosure, Endpoint};
+use crate::error::{Error, Result};
+use crate::exact::pair::PairOptions;
+use crate::mechanism::Mechanism;
+use crate::profile::{ProfileQuery, ProfileRow, Quantity, profile};
+use crate::query::{Backend, EpsilonJob, PairQuery, answer};
+use rug::Rational;
+
+/// A comparison over several n at one δ.
+#[derive(Clone, Debug)]
+pub struct CompareQuery {
+    pub mechanism: Mechanism,
+    pub ns: Vec<u64>,
+    pub delta: Rational,
+    pub options: PairOptions,
+    pub backend: Backend,
+    pub exact_ctx: ExactCtx,
+    pub escalate_above: Option<f64>,
+}
+
+/// Whether a published bound holds against the certified ε of the mechanism.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Certified: `ε_M ≤ bound`.
+    Holds,
+    /// Certified: `ε_M > bound` — the bound under-reports.
+    Violated,
+    /// The enclosures overlap.
+    Undecided,
+    /// Outside the theorem's validity: no number.
+    Outside,
+}
+
+impl Status {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Status::Holds => "holds",
+            Status::Violated => "VIOLATED",
+            Status::Undecided => "undecided",
+            Status::Outside => "outside validity",
+        }
+    }
+}
+
+/// A bound with its ratio to the certified ε.
+#[derive(Clone, Debug)]
+pub struct BoundRow {
+    pub bound: Bound,
+    /// `bound ÷ ε_M`, enclosed.
+    pub ratio: Option<Enclosure>,
+    pub status: Status,
+}
+
+/// One n.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub n: u64,
+    /// The certified ε of the mechanism: the profile over every k.
+    pub mechanism: ProfileRow,
+    /// The certified two-sided ε of the boundary pair `(T_{n,0}, T_{n,1})`.
+    pub boundary: Enclosure,
+    pub bounds: Vec<BoundRow>,
+}
+
+/// `x ÷ y` for enclosures of positive values.
+fn quotient(x: &Enclosure, y: &Enclosure) -> Enclosure {
+    let div = |a: &Endpoint, b: &Endpoint| match (a, b) {
+        (Endpoint::Finite(a), Endpoint::Finite(b)) if *b > 0 => {
+            Endpoint::Finite(Rational::from(a / b))
+        }
+        (Endpoint::Finite(_), Endpoint::PosInf) => Endpoint::Finite(Rational::new()),
+        _ => Endpoint::PosInf,
+    };
+    Enclosure::new(div(x.lo(), y.hi()), div(x.hi(), y.lo()))
+}
+
+/// The local parameters and one comparison per n.
+pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> {
+    crate::exact::curve::check_target(&query.delta)?;
+    let local = LocalPrivacy::of(&query.mechanism)?.ok_or_else(|| {
+        Error::Unsupported(format!(
+            "{}: not ε0-LDP for any finite ε0 (an output has probability 0 under one input only); \
+             no published amplification bound applies",
+            query.mechanism.name
+        ))
+    })?;
+    let mut out = Vec::new();
+    for &n in &query.ns {
+        let scan = profile(
+            &ProfileQuery {
+                mechanism: query.mechanism.clone(),
+                n,
+                k_range: None,
+                quantities: vec![Quantity::Epsilon(query.delta.clone())],
+                options: query.options.clone(),
+                backend: query.backend,
+                exact_ctx: query.exact_ctx,
+                prune: true,
+                escalate_above: query.escalate_above,
+            },
+            &|_| {},
+        )?;
+        let mechanism = scan.rows.into_iter().next().expect("one quantity");
+        let boundary = answer(
+            &PairQuery {
+                mechanism: query.mechanism.clone(),
+                n,
+                k: 0,
+                options: query.options.clone(),
+                backend: query.backend,
+                exact_ctx: query.exact_ctx,
+                escalate_above: query.escalate_above,
+            },
+            &EpsilonJob {
+                delta: query.delta.clone(),
+            },
+        )?
+        .result
+        .two_sided;
+        let bounds = published_bounds(
+            &query.mechanism,
+            n,
+            &query.delta,
+            query.options.memory_limit,
+        )?
+        .into_iter()
+        .map(|bound| {
+            let (ratio, status) = match &bound.eps {
+                None => (None, Status::Outside),
+                Some(eps) => {
+                    let status = if mechanism.value.hi() <= eps.lo() {
+                        Status::Holds
+                    } else if mechanism.value.lo() > eps.hi() {
+                        Status::Violated
+                    } else {
+                        Status::Undecided
+                    };
+                    (Some(quotient(eps, &mechanism.value)), status)
+                }
+            };
+            BoundRow {
+                bound,
+                ratio,
+                status,
+            }
+        })
+        .collect();
+        out.push(Comparison {
+            n,
+            mechanism,
+            boundary,
+            bounds,
+        });
+    }
+    Ok((local, out))
+}

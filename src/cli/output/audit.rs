@@ -1,0 +1,287 @@
+//! `audit` output.
+
+use super::{mechanism_json, table};
+use crate::audit::claims::{Claim, ClaimKind};
+use crate::audit::verdict::Verdict;
+use crate::audit::{Audit, AuditQuery, ClaimReport};
+use crate::enclosure::{Enclosure, exact_string, rounded_up};
+use crate::profile::KValue;
+use rug::Rational;
+use serde_json::{Value, json};
+
+/// Digits of the table's enclosures (rounded outward, so still certified).
+const SHORT: u32 = 5;
+
+fn claim_text(c: &Claim) -> String {
+    let delta = c.delta.as_ref().map(exact_string).unwrap_or_default();
+    match &c.kind {
+        ClaimKind::Upper => format!("({}, {delta})-DP", exact_string(&c.eps)),
+        ClaimKind::Lower => format!("not ({}, <{delta})-DP", exact_string(&c.eps)),
+        ClaimKind::Rdp { alpha } => {
+            format!("D_{} ≤ {}", exact_string(alpha), exact_string(&c.eps))
+        }
+    }
+}
+
+fn scope_text(c: &Claim) -> String {
+    match c.k {
+        Some(k) => format!("pair k={k}"),
+        None => "all k".into(),
+    }
+}
+
+fn value_label(c: &Claim) -> String {
+    let of = if c.k.is_some() { "δ" } else { "δ_M" };
+    match &c.kind {
+        ClaimKind::Rdp { alpha } => format!("max D_{}", exact_string(alpha)),
+        _ => format!("{of}({})", exact_string(&c.eps)),
+    }
+}
+
+fn witness_text(w: &KValue, c: &Claim) -> String {
+    let name = match (&c.kind, w.direction.key()) {
+        (ClaimKind::Rdp { alpha }, "qp") => format!("D_{}(Q‖P)", exact_string(alpha)),
+        (ClaimKind::Rdp { alpha }, _) => format!("D_{}(P‖Q)", exact_string(alpha)),
+        (_, "qp") => format!("δ_{{Q‖P}}({})", exact_string(&c.eps)),
+        _ => format!("δ_{{P‖Q}}({})", exact_string(&c.eps)),
+    };
+    format!("k = {} ({}): {name} ∈ {}", w.k, w.direction.key(), w.value)
+}
+
+/// A distance, rounded up to three digits (`∞` when unbounded).
+fn distance(q: &Option<Rational>) -> String {
+    q.as_ref().map_or("∞".into(), |q| rounded_up(q, 3))
+}
+
+/// The sentences of evidence below the table, for claims that are not plainly sound.
+fn details(r: &ClaimReport, out: &mut String) {
+    let c = &r.claim;
+    let line = c.line;
+    match r.verdict {
+        Verdict::Unsound => {
+            *out += &format!("line {line}: UNSOUND — {}", claim_text(c));
+            match &c.kind {
+                ClaimKind::Lower => {
+                    *out += &format!(
+                        ": the certified {} ∈ {} lies below the claimed {}",
+                        value_label(c),
+                        r.value,
+                        exact_string(c.delta.as_ref().expect("δ"))
+                    );
+                }
+                _ => {
+                    if let Some(w) = &r.witness {
+                        *out += &format!("\n  witness: {}", witness_text(w, c));
+                    }
+                }
+            }
+            if let Some(e) = &r.eps_at_delta {
+                *out += &format!(
+                    "\n  certified ε at δ = {}: {}",
+                    exact_string(c.delta.as_ref().expect("δ")),
+                    e
+                );
+            }
+            if let Some(b) = &r.boundary {
+                let worst = b
+                    .pairs
+                    .iter()
+                    .map(|v| v.value.clone())
+                    .reduce(|a, b| a.max(&b))
+                    .expect("boundary pairs");
+                let ks: Vec<String> = {
+                    let mut ks: Vec<u64> = b.pairs.iter().map(|v| v.k).collect();
+                    ks.dedup();
+                    ks.iter().map(u64::to_string).collect()
+                };
+                *out += &format!(
+                    "\n  boundary pairs k = {} alone: max δ({}) ∈ {}",
+                    ks.join(" and k = "),
+                    exact_string(&c.eps),
+                    worst.short(SHORT)
+                );
+                *out += match b.verdict {
+                    Verdict::Sound => {
+                        ", which does NOT refute the claim: only a non-boundary composition does \
+                         (taking the boundary k = 0 as the worst case is exactly this mistake)"
+                    }
+                    Verdict::Unsound => ", which refutes the claim already",
+                    Verdict::Undecided => ", which alone leaves the claim undecided",
+                };
+            }
+            *out += "\n";
+        }
+        Verdict::Undecided => {
+            let (below, above) = r.straddle.clone().unwrap_or((None, None));
+            let claimed = match &c.kind {
+                ClaimKind::Rdp { .. } => c.eps.clone(),
+                _ => c.delta.clone().expect("δ"),
+            };
+            *out += &format!(
+                "line {line}: undecided — the certified {} ∈ {} straddles the claimed {}: \
+                 it reaches {} below and {} above it (relative width {:.1e}); {}\n",
+                value_label(c),
+                r.value,
+                exact_string(&claimed),
+                distance(&below),
+                distance(&above),
+                r.value.relative_width(),
+                r.arithmetic
+            );
+        }
+        Verdict::Sound => {}
+    }
+}
+
+pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
+    let mut s = format!(
+        "shufflecert audit: {} · {} claims from {path}\n",
+        query.mechanism.name,
+        audit.reports.len()
+    );
+    s += &format!(
+        "verdicts: {} sound, {} unsound, {} undecided · every [lo, hi] is a certified enclosure \
+         (rounded outward)\n",
+        audit.count(Verdict::Sound),
+        audit.count(Verdict::Unsound),
+        audit.count(Verdict::Undecided)
+    );
+    s += "tightness: claimed ε ÷ certified ε at the claimed δ, and claimed δ ÷ certified δ at the \
+          claimed ε (> 1: conservative, < 1: under-reports)\n\n";
+    let rows: Vec<Vec<String>> = audit
+        .reports
+        .iter()
+        .map(|r| {
+            let c = &r.claim;
+            let (eps_ratio, delta_ratio) = match &r.tightness {
+                Some(t) => (
+                    t.eps_ratio.as_ref().map_or("—".into(), |e| e.short(SHORT)),
+                    t.delta_ratio.short(SHORT),
+                ),
+                None => ("—".into(), "—".into()),
+            };
+            vec![
+                c.line.to_string(),
+                c.n.to_string(),
+                claim_text(c),
+                scope_text(c),
+                match r.verdict {
+                    Verdict::Unsound => "UNSOUND".into(),
+                    v => v.name().into(),
+                },
+                format!("{} ∈ {}", value_label(c), r.value.short(SHORT)),
+                eps_ratio,
+                delta_ratio,
+                c.source.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    s += &table(
+        &[
+            "line",
+            "n",
+            "claim",
+            "scope",
+            "verdict",
+            "certified",
+            "ε ÷ ε_cert",
+            "δ ÷ δ_cert",
+            "source",
+        ],
+        &rows,
+    );
+    let mut evidence = String::new();
+    for r in &audit.reports {
+        details(r, &mut evidence);
+    }
+    if !evidence.is_empty() {
+        s += "\n";
+        s += &evidence;
+    }
+    s
+}
+
+fn kvalue_json(v: &KValue) -> Value {
+    json!({ "k": v.k, "direction": v.direction.key(), "value": v.value.to_json() })
+}
+
+pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
+    let claims: Vec<Value> = audit
+        .reports
+        .iter()
+        .map(|r| {
+            let c = &r.claim;
+            let mut v = json!({
+                "line": c.line,
+                "n": c.n,
+                "eps": exact_string(&c.eps),
+                "delta": c.delta.as_ref().map(exact_string),
+                "kind": c.kind.name(),
+                "k": c.k,
+                "source": c.source,
+                "note": c.note,
+                "scope": if c.k.is_some() { "pair" } else { "mechanism" },
+                "verdict": r.verdict.name(),
+                "witness": r.witness.as_ref().map(kvalue_json),
+                "arithmetic": r.arithmetic,
+            });
+            match &c.kind {
+                ClaimKind::Rdp { alpha } => {
+                    v["alpha"] = json!(exact_string(alpha));
+                    v["certified_renyi"] = r.value.to_json();
+                }
+                _ => v["certified_delta"] = r.value.to_json(),
+            }
+            v["certified_eps"] = r
+                .eps_at_delta
+                .as_ref()
+                .map_or(Value::Null, Enclosure::to_json);
+            v["tightness"] = r.tightness.as_ref().map_or(Value::Null, |t| {
+                json!({
+                    "eps_ratio": t.eps_ratio.as_ref().map(Enclosure::to_json),
+                    "delta_ratio": t.delta_ratio.to_json(),
+                })
+            });
+            v["boundary"] = r.boundary.as_ref().map_or(Value::Null, |b| {
+                json!({
+                    "pairs": b.pairs.iter().map(kvalue_json).collect::<Vec<_>>(),
+                    "refutes": b.verdict == Verdict::Unsound,
+                    "verdict_on_boundary_alone": b.verdict.name(),
+                })
+            });
+            v["straddle"] = r.straddle.as_ref().map_or(Value::Null, |(below, above)| {
+                json!({
+                    "below": below.as_ref().map(exact_string),
+                    "above": above.as_ref().map(exact_string),
+                })
+            });
+            v
+        })
+        .collect();
+    json!({
+        "command": "audit",
+        "certified": true,
+        "mechanism": mechanism_json(&query.mechanism),
+        "claims_file": path,
+        "backend": query.backend.label(),
+        "summary": {
+            "claims": audit.reports.len(),
+            "sound": audit.count(Verdict::Sound),
+            "unsound": audit.count(Verdict::Unsound),
+            "undecided": audit.count(Verdict::Undecided),
+        },
+        "scans": audit.scans.iter().map(|s| json!({
+            "n": s.n,
+            "k": s.k,
+            "claims": s.claims,
+            "quantities": s.quantities,
+            "pairs_evaluated": s.pairs_evaluated,
+            "k_pruned": s.k_pruned,
+            "nodes_bounded": s.nodes_bounded,
+            "pairs_refined": s.pairs_refined,
+            "arithmetic": s.arithmetic,
+            "engine": s.engine,
+        })).collect::<Vec<_>>(),
+        "claims": claims,
+    })
+}
