@@ -438,3 +438,47 @@ fn renyi_of_order_two_is_ln_one_plus_chi_square() {
     let qp = p.records[0].qp[0].as_ref().unwrap();
     assert!(qp.overlaps(renyi2));
 }
+
+#[test]
+fn cli_profile_lists_targets_renyi_orders_and_tie_ranges() {
+    let out = cli_json(&[
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "500",
+        "--delta",
+        "1e-5,1e-6,0.5",
+        "--renyi-order",
+        "2,4",
+    ]);
+    let eps = out["eps_results"].as_array().unwrap();
+    assert_eq!(eps.len(), 3);
+    // Several targets: no single top-level ε.
+    assert!(out.get("eps_profile").is_none());
+    // ε_M decreases as δ grows.
+    assert!(enclosure(&eps[1]["eps_profile"]).lo() > enclosure(&eps[0]["eps_profile"]).hi());
+    // At δ = 0.5 every pair has TV ≤ δ: ε_M = 0 exactly, all k tie, listed as one range.
+    assert_eq!(
+        enclosure(&eps[2]["eps_profile"]),
+        shufflecert::enclosure::Enclosure::point(Rational::new())
+    );
+    assert_eq!(eps[2]["argmax_k_ranges"], serde_json::json!([[0, 499]]));
+    let renyi = out["renyi_profile"].as_array().unwrap();
+    assert_eq!(renyi.len(), 2);
+    assert_eq!(renyi[0]["order"], "2");
+    // D_α grows with α.
+    assert!(enclosure(&renyi[1]["value"]).lo() > enclosure(&renyi[0]["value"]).hi());
+    assert_fails(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "50",
+            "--renyi-order",
+            "1",
+        ],
+        "--renyi-order",
+    );
+}

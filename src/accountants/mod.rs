@@ -19,8 +19,8 @@ pub mod blanket;
 pub mod closed_form;
 pub mod count_pair;
 
-use crate::arith::Scalar;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::arith::{Scalar, Transcendental};
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::curve::{Direction, epsilon_for_delta};
@@ -77,12 +77,21 @@ impl LocalPrivacy {
     /// The mechanism's ε0, or `None` when it is not ε0-LDP for any finite ε0.
     pub fn of(mechanism: &Mechanism) -> Result<Option<LocalPrivacy>> {
         let channel = mechanism.channel::<MpfrInterval>(&CLOSED_FORM)?;
-        let Some(exp_eps0) = local_ratio(&channel) else {
+        let Some(ratio) = local_ratio(&channel) else {
             return Ok(None);
         };
-        let eps0 = crate::arith::Transcendental::ln(&exp_eps0)
-            .enclosure()
-            .clamp_nonnegative();
+        // The randomized-response families given by a real ε0 have exactly that ε0 (their
+        // largest ratio is e^{ε0}); otherwise ε0 is enclosed as ln of the largest ratio.
+        let (exp_eps0, eps0) = match &mechanism.eps0 {
+            Some(e) => (
+                Transcendental::exp(&MpfrInterval::from_rational(e, &CLOSED_FORM)),
+                Enclosure::point(e.clone()),
+            ),
+            None => {
+                let eps0 = Transcendental::ln(&ratio).enclosure().clamp_nonnegative();
+                (ratio, eps0)
+            }
+        };
         Ok(Some(LocalPrivacy {
             k_rr: k_rr_alphabet(mechanism, &channel),
             exp_eps0,
@@ -194,16 +203,9 @@ pub fn published_bounds(
         validity,
         arithmetic: format!("mpfr-{}", ctx.precision),
     };
-    bounds.push(closed(
-        "fmt21-closed",
-        "FMT21 closed form",
-        FMT21,
-        closed_form::fmt21(a, n, delta, ctx),
-    ));
-    let any_ldp = || Validity::Valid("any ε0-LDP randomizer".into());
-    for reduction in [Reduction::Clone, Reduction::VariationRatio(local.k_rr)] {
+    let reduced = |reduction: Reduction| -> Result<Bound> {
         let (eps, arithmetic) = reduction_epsilon(mechanism, reduction, n, delta, memory_limit)?;
-        bounds.push(Bound {
+        Ok(Bound {
             id: reduction.id(),
             name: reduction.name(),
             source: reduction.source(),
@@ -212,18 +214,26 @@ pub fn published_bounds(
                 Reduction::VariationRatio(Some(k)) => Validity::Valid(format!(
                     "k-ary randomized response (k = {k}): p = q = e^ε0, β = (e^ε0−1)/(e^ε0+k−1)"
                 )),
-                _ => any_ldp(),
+                _ => Validity::Valid("any ε0-LDP randomizer".into()),
             },
             eps: Some(eps),
             arithmetic,
-        });
-    }
+        })
+    };
+    bounds.push(closed(
+        "fmt21-closed",
+        "FMT21 closed form",
+        FMT21,
+        closed_form::fmt21(a, n, delta, ctx),
+    ));
+    bounds.push(reduced(Reduction::Clone)?);
     bounds.push(closed(
         "fmt23-closed",
         "FMT23 closed form",
         FMT23,
         closed_form::fmt23(a, n, delta, ctx),
     ));
+    bounds.push(reduced(Reduction::VariationRatio(local.k_rr))?);
     let eps0_lo = local.eps0.lo().finite().cloned().unwrap_or_default();
     for form in [blanket::Form::Hoeffding, blanket::Form::Bennett] {
         let randomizers = [

@@ -21,8 +21,9 @@ fn local_text(local: &LocalPrivacy) -> String {
         Some(k) => format!(" · k-ary randomized response, k = {k}"),
         None => String::new(),
     };
+    let relation = if local.eps0.is_point() { "=" } else { "∈" };
     format!(
-        "ε0 ∈ {} (e^ε0 ∈ {}){family}",
+        "ε0 {relation} {} (e^ε0 ∈ {}){family}",
         local.eps0.short(12),
         local.exp_eps0.enclosure().short(12)
     )
