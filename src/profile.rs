@@ -164,9 +164,9 @@ pub struct Profile {
 pub struct ClosedNodes {
     /// The largest certified upper bound of a node closed below resolution.
     pub ceiling: Option<Endpoint>,
-    /// Ranges `[a, b)` of k whose ε is certified to be exactly 0 in both directions (their
-    /// node's `δ(0) = TV ≤ D`).
-    pub zero_eps: Vec<(u64, u64)>,
+    /// Ranges `[a, b)` of k whose value is certified to be exactly 0 in both directions: their
+    /// node's δ or Rényi value is exactly 0, or for ε the node's `δ(0) = TV ≤ D`.
+    pub zero_ties: Vec<(u64, u64)>,
 }
 
 impl Profile {
@@ -183,7 +183,16 @@ impl Profile {
                     self.rows[slot].quantity.describe()
                 )));
             }
-            self.rows[slot] = rescan.rows[j].clone();
+            // Both contain the value: keep their intersection, and the rescan's maximisers
+            // that still reach its lower end.
+            let value = Enclosure::new(
+                old.lo().clone().max(new.lo().clone()),
+                old.hi().clone().min(new.hi().clone()),
+            );
+            let mut row = rescan.rows[j].clone();
+            row.argmax.retain(|v| v.value.hi() >= value.lo());
+            row.value = value;
+            self.rows[slot] = row;
             self.closed[slot] = rescan.closed[j].clone();
             for record in &mut self.records {
                 record.qp[slot] = None;
@@ -389,11 +398,11 @@ impl<S: Scalar> Scan<'_, S> {
     /// no k below can reach the maximum (the data-processing bound of the module docs).  A δ or
     /// Rényi quantity also closes when nothing above 0 has been certified yet and the node's own
     /// enclosures are `[0, h]` with `h > 0`: its value lies below this computation's resolution
-    /// there, and the
-    /// node's upper end — an upper bound for every k below — is folded into the row's upper end
-    /// (its `ceiling`).  An ε quantity closes when the node's `δ(0) = TV ≤ D` in both
-    /// directions: then `ε_k = 0` exactly for every k below, recorded as a range of ties.  A
-    /// node with no open quantity is dropped.
+    /// there, and the node's upper end — an upper bound for every k below — is folded into the
+    /// row's upper end (its `ceiling`); when they are exactly 0, every k below is exactly 0 too,
+    /// recorded as a range of ties.  An ε quantity closes when the node's `δ(0) = TV ≤ D` in both
+    /// directions: then `ε_k = 0` exactly for every k below, also a range of ties.  A node with
+    /// no open quantity is dropped.
     fn still_open(&self, pair: &PairLaw<S>, range: (u64, u64), open: &[bool]) -> Vec<bool> {
         if !self.prune {
             return open.to_vec();
@@ -417,8 +426,9 @@ impl<S: Scalar> Scan<'_, S> {
         let one = Rational::from(1);
         let mut tv: [Option<((f64, f64), Option<Enclosure>)>; 2] = [None, None];
         let mut elementary = None;
+        let mut quick: Option<(PairLaw<Interval>, PairLaw<Interval>)> = None;
         let mut ceilings = Vec::new();
-        let mut zero_eps = Vec::new();
+        let mut zero_ties = Vec::new();
         let still_open = self
             .quantities
             .iter()
@@ -449,7 +459,7 @@ impl<S: Scalar> Scan<'_, S> {
                             )
                         });
                         if tie {
-                            zero_eps.push(i);
+                            zero_ties.push(i);
                             return false;
                         }
                         // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is
@@ -467,45 +477,74 @@ impl<S: Scalar> Scan<'_, S> {
                     Quantity::Delta(t) if *b > 0 => !curves
                         .iter()
                         .all(|c| compare_quickly(t.quick_on(c), || t.on(c), b, bound) == Tri::Less),
-                    Quantity::Delta(t) => {
-                        match below_resolution(&[t.on(&curves[0]), t.on(&curves[1])]) {
-                            Some(ceiling) => {
-                                ceilings.push((i, ceiling));
-                                false
-                            }
-                            None => true,
+                    Quantity::Delta(t) => match unresolved(&[t.on(&curves[0]), t.on(&curves[1])]) {
+                        Unresolved::ExactZero => {
+                            zero_ties.push(i);
+                            false
                         }
-                    }
+                        Unresolved::BelowResolution(ceiling) => {
+                            ceilings.push((i, ceiling));
+                            false
+                        }
+                        Unresolved::Open => true,
+                    },
                     Quantity::Renyi(alpha) => {
-                        let (el, reversed, ectx) = elementary.get_or_insert_with(|| {
-                            let el = pair.to_elementary(self.ctx);
-                            let reversed = el.reversed();
-                            (el, reversed, S::elementary_ctx(self.ctx))
-                        });
-                        let both = [renyi(el, alpha, ectx), renyi(reversed, alpha, ectx)];
+                        let mut exact = || {
+                            let (el, reversed, ectx) = elementary.get_or_insert_with(|| {
+                                let el = pair.to_elementary(self.ctx);
+                                let reversed = el.reversed();
+                                (el, reversed, S::elementary_ctx(self.ctx))
+                            });
+                            [renyi(el, alpha, ectx), renyi(reversed, alpha, ectx)]
+                        };
                         if *b > 0 {
-                            // Both orders certainly below the best lower bound.
-                            return !both.iter().all(|e| e.compare(b) == Tri::Less);
+                            // Both orders certainly below the best lower bound: first on an f64
+                            // copy of the pair (outward), then exactly if that cannot tell.
+                            let (f, reversed) = quick.get_or_insert_with(|| {
+                                let f = pair.map(|x| {
+                                    let (lo, hi) = x.f64_bounds();
+                                    Interval::try_from((lo.max(0.0), hi))
+                                        .unwrap_or(Interval::ENTIRE)
+                                });
+                                let reversed = f.reversed();
+                                (f, reversed)
+                            });
+                            let quick_below =
+                                [&*f, &*reversed].map(|law| renyi(law, alpha, &()).compare(b));
+                            if quick_below.iter().all(|t| *t == Tri::Less) {
+                                return false;
+                            }
+                            if quick_below
+                                .iter()
+                                .any(|t| matches!(t, Tri::Greater | Tri::Equal))
+                            {
+                                return true;
+                            }
+                            return !exact().iter().all(|e| e.compare(b) == Tri::Less);
                         }
-                        match below_resolution(&both) {
-                            Some(ceiling) => {
+                        match unresolved(&exact()) {
+                            Unresolved::ExactZero => {
+                                zero_ties.push(i);
+                                false
+                            }
+                            Unresolved::BelowResolution(ceiling) => {
                                 ceilings.push((i, ceiling));
                                 false
                             }
-                            None => true,
+                            Unresolved::Open => true,
                         }
                     }
                 }
             })
             .collect();
-        if !ceilings.is_empty() || !zero_eps.is_empty() {
+        if !ceilings.is_empty() || !zero_ties.is_empty() {
             let mut state = self.state.lock().expect("scan state");
             for (i, hi) in ceilings {
                 let c = &mut state.closed[i].ceiling;
                 *c = Some(c.take().map_or(hi.clone(), |old| old.max(hi)));
             }
-            for i in zero_eps {
-                state.closed[i].zero_eps.push(range);
+            for i in zero_ties {
+                state.closed[i].zero_ties.push(range);
             }
         }
         still_open
@@ -576,7 +615,9 @@ impl<S: Scalar> Scan<'_, S> {
         self.state.lock().expect("scan state").stats.nodes_bounded += 1;
         let open = self.still_open(&pair, (lo, hi), open);
         if !open.contains(&true) {
-            self.state.lock().expect("scan state").stats.k_pruned += hi - lo;
+            // Seeded leaves below were evaluated, not pruned.
+            let seeded = self.seeded.iter().filter(|k| (lo..hi).contains(*k)).count() as u64;
+            self.state.lock().expect("scan state").stats.k_pruned += hi - lo - seeded;
             self.resolve(hi - lo);
             return Ok(());
         }
@@ -615,12 +656,25 @@ impl<S: Scalar> Scan<'_, S> {
     }
 }
 
-/// The node's upper end when its values lie below resolution: lower ends 0 and some upper end
-/// positive (an exact 0 is a tie that every k below attains, so it stays open).
-fn below_resolution(both: &[Enclosure; 2]) -> Option<Endpoint> {
+/// What a node whose quantity has no positive lower bound yet can still tell.
+enum Unresolved {
+    /// Both directions exactly 0: every k below is exactly 0 too (a tie at 0).
+    ExactZero,
+    /// Lower ends 0, some upper end positive: below resolution, with this upper bound.
+    BelowResolution(Endpoint),
+    /// The node may hold a positive value.
+    Open,
+}
+
+fn unresolved(both: &[Enclosure; 2]) -> Unresolved {
     let zero = Endpoint::Finite(Rational::new());
-    (both.iter().all(|e| e.lo() <= &zero) && both.iter().any(|e| e.hi() > &zero))
-        .then(|| both[0].hi().clone().max(both[1].hi().clone()))
+    if both.iter().all(|e| e.hi() <= &zero) {
+        Unresolved::ExactZero
+    } else if both.iter().all(|e| e.lo() <= &zero) {
+        Unresolved::BelowResolution(both[0].hi().clone().max(both[1].hi().clone()))
+    } else {
+        Unresolved::Open
+    }
 }
 
 /// Three-valued comparison of a curve's value with `bound` (whose f64 bounds are `bound_f64`):
@@ -736,7 +790,7 @@ fn assemble(
                         .filter_map(move |(dir, e)| e.as_ref().map(|e| (r.k, dir, e)))
                 })
             };
-            let ties = (!closed[i].zero_eps.is_empty()).then(|| Enclosure::point(Rational::new()));
+            let ties = (!closed[i].zero_ties.is_empty()).then(|| Enclosure::point(Rational::new()));
             let ceiling = closed[i]
                 .ceiling
                 .as_ref()
@@ -769,7 +823,7 @@ fn assemble(
             argmax.sort_by_key(|v| (v.k, v.direction.key()));
             // Ties at ε = 0 reach the maximum only when it may be 0.
             let mut argmax_ranges = if value.lo() <= &zero {
-                closed[i].zero_eps.clone()
+                closed[i].zero_ties.clone()
             } else {
                 Vec::new()
             };
@@ -780,6 +834,11 @@ fn assemble(
                     run.1 = next.1;
                 }
                 adjacent
+            });
+            // An evaluated exact 0 inside a tie range is listed by the range.
+            argmax.retain(|v| {
+                !(v.value.hi() == &zero
+                    && argmax_ranges.iter().any(|(a, b)| (*a..*b).contains(&v.k)))
             });
             let below_ceiling = closed[i].ceiling.as_ref().is_some_and(|c| c >= value.lo());
             let resolved = matches!(quantity, Quantity::Epsilon(_))

@@ -443,6 +443,7 @@ fn count_pairs_match_an_independent_computation_of_their_curves() {
                 n,
                 x: a.div(&a1),
                 y: one.div(&a1),
+                w: Interval::zero(&()),
                 r0: r,
                 r1: r,
             }
@@ -481,4 +482,49 @@ fn count_pairs_match_an_independent_computation_of_their_curves() {
             }
         }
     }
+}
+
+#[test]
+fn the_variation_ratio_bound_with_k_rr_parameters_fails_for_four_ary_rr_at_small_n() {
+    // 4-RR with e^ε0 = 3 on binary inputs, n = 10, δ = 1e-3: the variation-ratio bound with the
+    // k-RR parameters of the authors' code (β = (e^ε0−1)/(e^ε0+k−1)) is 0.75967, below the
+    // certified ε_M = 0.79490; with the generic ε0-LDP parameters (and the clone reduction) it
+    // holds.  Datasets over two of the k inputs are among those the k-RR bound covers, so this is
+    // a counterexample, not a mismatch of settings.
+    let out = cli_json(&[
+        "compare",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "10",
+        "--delta",
+        "1e-3",
+    ]);
+    let r = &out["results"][0];
+    let status = |id: &str| {
+        r["bounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == id)
+            .map(|b| b["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(status("wang-variation-ratio"), "VIOLATED");
+    assert_eq!(status("fmt21-clone"), "holds");
+    // The same number as a claim: unsound, with the pair that refutes it.
+    let file = claims_file(
+        "wang-krr.csv",
+        "n,eps,delta,source\n10,0.759669,1e-3,Wang et al. k-RR\n",
+    );
+    let (status, report) = audit("k-rr:k=4,exp_eps0=3", &file, &["--backend", "exact"]);
+    assert_eq!(status, 1);
+    let c = &claims(&report)[0];
+    assert_eq!(c["verdict"], "unsound");
+    assert!(
+        enclosure(&c["witness"]["value"]).lo() > &Endpoint::Finite(parse_rational("1e-3").unwrap())
+    );
+    assert!(
+        enclosure(&c["certified_eps"]).lo() > &Endpoint::Finite(parse_rational("0.79").unwrap())
+    );
 }

@@ -451,3 +451,77 @@ fn extreme_inputs_fail_cleanly_or_succeed() {
     assert_eq!(run.status, 2);
     assert!(run.stderr.contains("problem too large"));
 }
+
+#[test]
+fn extreme_inputs_answer_or_refuse_cleanly() {
+    // A likelihood ratio near 1e400 takes the ε search past the double range: it bisects there.
+    let run = cli(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/underflow.toml",
+        "--n",
+        "5",
+        "--delta",
+        "1e-5",
+        "--backend",
+        "mpfr",
+        "--json",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    // n = 2^64 − 1 and 2^64 − 2 are refused by the memory guard, never overflowing it.
+    for (mechanism, n) in [
+        ("binary-rr:eps0=1", "18446744073709551615"),
+        ("fixtures/mechanisms/ternary.toml", "18446744073709551615"),
+        ("fixtures/mechanisms/ternary.toml", "18446744073709551614"),
+    ] {
+        assert_fails(
+            &[
+                "profile",
+                "-m",
+                mechanism,
+                "--n",
+                n,
+                "--delta",
+                "1e-5",
+                "--max-memory-gib",
+                "0.001",
+            ],
+            "problem too large",
+        );
+    }
+    assert_fails(
+        &[
+            "compare",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "18446744073709551615",
+            "--delta",
+            "1e-5",
+        ],
+        "problem too large",
+    );
+}
+
+#[test]
+fn thresholds_where_delta_is_exactly_zero_still_prune() {
+    // ε = 3 ≥ ε0 = 1: δ is exactly 0 for every pair; those k tie at 0 as ranges, and the scan
+    // still prunes for the other threshold.
+    let out = cli_json(&[
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "200",
+        "--eps",
+        "0.1,3",
+    ]);
+    assert!(
+        out["stats"]["pairs_evaluated"].as_u64().unwrap() < 20,
+        "{}",
+        out["stats"]
+    );
+    let at3 = &out["results"][1];
+    assert_eq!(at3["delta_profile"]["hi"], "0");
+    assert_eq!(at3["resolved"], true);
+}

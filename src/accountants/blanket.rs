@@ -112,9 +112,9 @@ pub fn delta(
     }
 }
 
-/// The crossing of the bound's `δ(ε)` with `target` on `(0, eps0_lo]`: an enclosure
+/// The first crossing of the bound's `δ(ε)` with `target` on `(0, eps0_lo)`: an enclosure
 /// `[ε_lo, ε_hi]` with `δ(ε_lo) > target` (or `ε_lo = 0`) and `δ(ε_hi) ≤ target` certified, or
-/// `None` when `δ ≤ target` cannot be certified near ε0 (no amplification below ε0).
+/// `None` when `δ ≤ target` is certified at no point of a grid on `(0, ε0)`.
 pub fn epsilon(
     form: Form,
     randomizer: Randomizer,
@@ -126,13 +126,28 @@ pub fn epsilon(
 ) -> Option<Enclosure> {
     let at = |e: &Rational| delta(form, randomizer, a, n, e, ctx).enclosure();
     let d = Endpoint::Finite(target.clone());
-    // The upper bracket: ε0 itself, or just inside (0, ε0) where a form degenerates at ε0
-    // (Bennett's b₊ vanishes there for k-RR).
-    let inside = Rational::from(eps0_lo * Rational::from((1023, 1024)));
-    let hi = [eps0_lo.clone(), inside]
-        .into_iter()
-        .find(|e| *e > 0 && at(e).hi() <= &d)?;
-    let (mut lo, mut hi) = (Rational::new(), hi);
+    if *eps0_lo <= 0 {
+        return None;
+    }
+    // The bracket: the first point of a grid on (0, ε0) where δ ≤ target is certified (the
+    // bound's δ(ε) need not be monotone up to ε0: for larger ε0 it falls and rises again, and
+    // Bennett's k-RR form degenerates at ε0 itself), and the grid point before it where
+    // δ > target is certified (0, where the formula is +∞, when there is none).
+    const GRID: u32 = 256;
+    let mut lo = Rational::new();
+    let mut hi = None;
+    for j in 1..GRID {
+        let e = Rational::from(eps0_lo * Rational::from((j, GRID)));
+        let value = at(&e);
+        if value.hi() <= &d {
+            hi = Some(e);
+            break;
+        }
+        if value.lo() > &d {
+            lo = e;
+        }
+    }
+    let mut hi = hi?;
     let tolerance = Rational::from((1, rug::Integer::from(1) << 70u32));
     while Rational::from(&hi - &lo) > Rational::from(&hi * &tolerance) {
         let mid = Rational::from(&lo + &hi) / 2u32;
@@ -198,6 +213,29 @@ mod tests {
         // The generic constants describe every ε0-LDP randomizer, so they cannot beat RR's.
         for form in [Form::Hoeffding, Form::Bennett] {
             assert!(run(form, Randomizer::Generic).lo() > run(form, Randomizer::KRr(2)).hi());
+        }
+        // For ε0 = 6 the RR forms' δ(ε) falls and rises again before ε0: the crossing is still
+        // found, and the bound certifies δ ≤ target there.
+        let a6 = Transcendental::exp(&MpfrInterval::from_u64(6, &CTX));
+        let target4 = parse_rational("1e-4").unwrap();
+        for form in [Form::Hoeffding, Form::Bennett] {
+            let e = epsilon(
+                form,
+                Randomizer::KRr(2),
+                &a6,
+                10_000,
+                &target4,
+                &Rational::from(6),
+                &CTX,
+            )
+            .expect("a crossing below ε0");
+            let hi = e.hi().finite().unwrap().clone();
+            assert!(hi < 6);
+            let at = delta(form, Randomizer::KRr(2), &a6, 10_000, &hi, &CTX).enclosure();
+            assert!(
+                at.hi() <= &Endpoint::Finite(target4.clone()),
+                "{form:?}: {at}"
+            );
         }
         // No amplification below ε0 for a single user.
         assert!(

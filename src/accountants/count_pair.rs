@@ -38,9 +38,12 @@ use rug::Rational;
 pub struct CountPair<S> {
     /// Users, the distinguished one included.
     pub n: u64,
-    /// P: the distinguished user adds (1, 0) with probability `x`, (0, 1) with `y`.
+    /// P: the distinguished user adds (1, 0) with probability `x`, (0, 1) with `y`, and nothing
+    /// with `w = 1 − x − y`, given exactly by the reduction (so that a zero stays an exact zero
+    /// rather than an interval around 0).
     pub x: S,
     pub y: S,
+    pub w: S,
     /// Each other user adds (1, 0) with probability `r0`, (0, 1) with `r1`.
     pub r0: S,
     pub r1: S,
@@ -108,9 +111,8 @@ impl<S: Scalar> CountPair<S> {
         };
         zero_pos(&self.x, "x")?;
         zero_pos(&self.y, "y")?;
-        let w = one.sub(&self.x).sub(&self.y);
-        let w_is_zero =
-            w.is_exact_zero() || w.enclosure().hi() <= &Endpoint::Finite(Rational::new());
+        let w = &self.w;
+        let w_is_zero = w.is_exact_zero();
         let r = self.r0.add(&self.r1);
         let rho = self.r0.div(&r);
         let others_count =
@@ -141,7 +143,7 @@ impl<S: Scalar> CountPair<S> {
             let b = binomial_window(m, &rho, &one.sub(&rho), tau_bits, ctx);
             omitted_inner = omitted_inner.max(b.omitted.clone());
             if !w_is_zero {
-                rows[i].add(&o.mul(&w), &b, &b, ctx);
+                rows[i].add(&o.mul(w), &b, &b, ctx);
             }
             // The distinguished user adds (0, 1) — a unchanged — with y (P) or x (Q), and
             // (1, 0) — a + 1 — with x (P) or y (Q).
@@ -251,6 +253,7 @@ mod tests {
                     n: n as u64,
                     x: x.clone(),
                     y: y.clone(),
+                    w: Rational::from(1) - Rational::from(&x + &y),
                     r0: r0.clone(),
                     r1: r1.clone(),
                 };
@@ -289,6 +292,7 @@ mod tests {
             n: 300,
             x: x.clone(),
             y: y.clone(),
+            w: Rational::new(),
             r0: r0.clone(),
             r1: r1.clone(),
         }
@@ -299,6 +303,7 @@ mod tests {
             n: 300,
             x: f(&x),
             y: f(&y),
+            w: inari::Interval::zero(&()),
             r0: f(&r0),
             r1: f(&r1),
         }

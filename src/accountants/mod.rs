@@ -267,8 +267,11 @@ pub fn published_bounds(
                             format!("k-ary randomized response, k = {k}"),
                     }
                 )),
+                None if eps0_lo <= 0 => Validity::Outside(
+                    "ε0 = 0: the randomizer is already 0-LDP, there is nothing to amplify".into(),
+                ),
                 None => Validity::Outside(
-                    "the bound's δ(ε) stays above δ for every ε < ε0: no amplification at this n"
+                    "δ ≤ the target could not be certified at any point of a grid on (0, ε0)"
                         .into(),
                 ),
             };
@@ -332,19 +335,21 @@ impl Reduction {
                     n,
                     x: a.div(&a1),
                     y: one.div(&a1),
+                    w: S::zero(ctx),
                     r0: half_clone.clone(),
                     r1: half_clone,
                 }
             }
             // p = q0 = q1 = a, β = (a − 1)/(a + k − 1) (k = 2 for a generic ε0-LDP randomizer):
-            // α = β/(p − 1) = 1/(a + k − 1), x = pα, y = α, r0 = r1 = αp/q = α.
+            // α = β/(p − 1) = 1/(a + k − 1), x = pα, y = α, w = (k − 2)α, r0 = r1 = αp/q = α.
             Reduction::VariationRatio(k) => {
-                let k = S::from_u64(u64::from(k.unwrap_or(2)), ctx);
-                let alpha = one.div(&a.add(&k).sub(&one));
+                let k = u64::from(k.unwrap_or(2));
+                let alpha = one.div(&a.add(&S::from_u64(k - 1, ctx)));
                 CountPair {
                     n,
                     x: a.mul(&alpha),
                     y: alpha.clone(),
+                    w: S::from_u64(k - 2, ctx).mul(&alpha),
                     r0: alpha.clone(),
                     r1: alpha,
                 }

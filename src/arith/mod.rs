@@ -24,7 +24,7 @@ use rug::Float;
 use rug::Rational;
 use rug::float::Round;
 
-pub use mpfr::MpfrInterval;
+pub use mpfr::{MpfrCtx, MpfrInterval};
 
 /// A number of the exact layer: an exact rational or an interval enclosing a real.
 pub trait Scalar: Clone + Send + Sync + std::fmt::Debug + 'static {
@@ -134,6 +134,35 @@ pub trait Transcendental: Scalar {
     fn sqrt(&self) -> Self;
     /// `self^e` for `self ≥ 0`.
     fn pow(&self, e: &Self) -> Self;
+
+    /// `self^e` for `self ≥ 0` and a rational `e ≥ 0`.  When the denominator of `e` is a power
+    /// of two, `x^{p/2^j} = (√…√x)^p` by `j` square roots and a product by repeated squaring:
+    /// each step is monotone on `[0, ∞)`, so the enclosure is plain interval arithmetic, and it
+    /// avoids the far slower general `pow` (which goes through `exp` and `ln`).
+    fn pow_rational(&self, e: &Rational, ctx: &Self::Ctx) -> Self {
+        let den = e.denom();
+        let dyadic = *e >= 0 && den.is_power_of_two() && den.significant_bits() <= 33;
+        match e.numer().to_u32().filter(|p| dyadic && *p <= 1 << 16) {
+            Some(mut p) => {
+                let mut base = self.clone();
+                for _ in 1..den.significant_bits() {
+                    base = base.sqrt();
+                }
+                let mut result = Self::one(ctx);
+                while p > 0 {
+                    if p & 1 == 1 {
+                        result = result.mul(&base);
+                    }
+                    p >>= 1;
+                    if p > 0 {
+                        base = base.mul(&base);
+                    }
+                }
+                result
+            }
+            None => self.pow(&Self::from_rational(e, ctx)),
+        }
+    }
     /// A single exactly representable point of the interval (near its middle).
     fn midpoint(&self) -> Self;
     /// The interval hull `[min(lo), max(hi)]`.
@@ -208,5 +237,44 @@ mod tests {
         assert!(
             llo < lhi && llo > Rational::from((693, 1000)) && lhi < Rational::from((694, 1000))
         );
+    }
+}
+
+#[cfg(test)]
+mod pow_tests {
+    use super::*;
+    use inari::Interval;
+
+    #[test]
+    fn dyadic_powers_enclose_the_general_power() {
+        let mpfr = MpfrCtx { precision: 200 };
+        for x in ["0", "1/3", "1", "2.5", "7"] {
+            for e in ["0", "1", "2", "3/2", "7/4", "10", "5/8", "1/3", "2.3"] {
+                let (x, e) = (
+                    crate::enclosure::parse_rational(x).unwrap(),
+                    crate::enclosure::parse_rational(e).unwrap(),
+                );
+                let reference = MpfrInterval::from_rational(&x, &mpfr)
+                    .pow(&MpfrInterval::from_rational(&e, &mpfr))
+                    .enclosure();
+                let fast = Interval::from_rational(&x, &())
+                    .pow_rational(&e, &())
+                    .enclosure();
+                assert!(fast.overlaps(&reference), "{x}^{e}: {fast} vs {reference}");
+                assert!(fast.relative_width() < 1e-13, "{x}^{e}: {fast}");
+                // An integer power of a rational is rational: the enclosure must contain it.
+                if *e.denom() == 1 {
+                    let exact = rug::ops::Pow::pow(x.clone(), e.numer().to_u32().unwrap());
+                    assert!(fast.contains(&exact), "{x}^{e}: {fast} misses {exact}");
+                }
+                let exact_mpfr = MpfrInterval::from_rational(&x, &mpfr)
+                    .pow_rational(&e, &mpfr)
+                    .enclosure();
+                assert!(
+                    exact_mpfr.overlaps(&reference) && exact_mpfr.relative_width() < 1e-50,
+                    "{x}^{e}"
+                );
+            }
+        }
     }
 }

@@ -4,7 +4,8 @@
 
 use crate::accountants::{Bound, LocalPrivacy, published_bounds};
 use crate::arith::exact::ExactCtx;
-use crate::enclosure::{Enclosure, Endpoint};
+use crate::audit::verdict::quotient;
+use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
@@ -52,7 +53,7 @@ impl Status {
 #[derive(Clone, Debug)]
 pub struct BoundRow {
     pub bound: Bound,
-    /// `bound ÷ ε_M`, enclosed.
+    /// `bound ÷ ε_M`, enclosed (`None` when both may be 0).
     pub ratio: Option<Enclosure>,
     pub status: Status,
 }
@@ -66,18 +67,6 @@ pub struct Comparison {
     /// The certified two-sided ε of the boundary pair `(T_{n,0}, T_{n,1})`.
     pub boundary: Enclosure,
     pub bounds: Vec<BoundRow>,
-}
-
-/// `x ÷ y` for enclosures of positive values.
-fn quotient(x: &Enclosure, y: &Enclosure) -> Enclosure {
-    let div = |a: &Endpoint, b: &Endpoint| match (a, b) {
-        (Endpoint::Finite(a), Endpoint::Finite(b)) if *b > 0 => {
-            Endpoint::Finite(Rational::from(a / b))
-        }
-        (Endpoint::Finite(_), Endpoint::PosInf) => Endpoint::Finite(Rational::new()),
-        _ => Endpoint::PosInf,
-    };
-    Enclosure::new(div(x.lo(), y.hi()), div(x.hi(), y.lo()))
 }
 
 /// The local parameters and one comparison per n.
@@ -141,7 +130,7 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
                     } else {
                         Status::Undecided
                     };
-                    (Some(quotient(eps, &mechanism.value)), status)
+                    (quotient(eps, &mechanism.value), status)
                 }
             };
             BoundRow {

@@ -42,9 +42,10 @@ pub struct AuditQuery {
 /// the claim is conservative by that factor, below 1 it under-reports.
 #[derive(Clone, Debug)]
 pub struct Tightness {
-    /// `None` when the claimed δ is 0 or 1 (no finite ε target).
+    /// `None` when the claimed δ is 0 or 1 (no finite ε target) or the ratio is `0/0`.
     pub eps_ratio: Option<Enclosure>,
-    pub delta_ratio: Enclosure,
+    /// `None` when the ratio is `0/0`.
+    pub delta_ratio: Option<Enclosure>,
 }
 
 /// What the boundary pairs alone say about an unsound mechanism-wide upper claim.
@@ -277,13 +278,15 @@ fn refine_undecided(
             match profile(&rescan, &|_| {}) {
                 Ok(fresh) => {
                     scan.merge_rescan(&slots, &fresh)?;
+                    let truncation = if rescan.options.truncate {
+                        format!("truncation 2^-{}", bits + 40)
+                    } else {
+                        "no truncation".into()
+                    };
                     note(
                         arithmetic,
                         &below,
-                        &format!(
-                            "; below f64 resolution, rescanned in mpfr-{bits} (truncation 2^-{})",
-                            bits + 40
-                        ),
+                        &format!("; below resolution, rescanned in mpfr-{bits} ({truncation})"),
                     );
                 }
                 Err(Error::TooLarge(message)) => {
@@ -397,7 +400,7 @@ fn report(
     let eps_at_delta = eps_slot.map(|s| scan.rows[s].value.clone());
     let tightness = match (&claim.kind, verdict) {
         (ClaimKind::Upper, Verdict::Sound | Verdict::Unsound) => Some(Tightness {
-            eps_ratio: eps_at_delta.as_ref().map(|e| ratio(&claim.eps, e)),
+            eps_ratio: eps_at_delta.as_ref().and_then(|e| ratio(&claim.eps, e)),
             delta_ratio: ratio(&claimed, &row.value),
         }),
         _ => None,

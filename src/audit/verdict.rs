@@ -69,16 +69,28 @@ pub fn straddle(value: &Enclosure, claimed: &Rational) -> (Option<Rational>, Opt
     (below, above)
 }
 
-/// An enclosure of `numerator / x` for `x` in `value`, `numerator ≥ 0`, `value ≥ 0`
-/// (`+∞` where x may be 0).
-pub fn ratio(numerator: &Rational, value: &Enclosure) -> Enclosure {
-    let divide = |e: &Endpoint| match e {
-        Endpoint::Finite(x) if *x > 0 => Endpoint::Finite(Rational::from(numerator / x)),
-        Endpoint::PosInf => Endpoint::Finite(Rational::new()),
-        _ if *numerator == 0 => Endpoint::Finite(Rational::new()),
+/// An enclosure of `x / y` for non-negative `x ∈ numerator`, `y ∈ denominator` (`+∞` where y
+/// may be 0), or `None` when both may be 0: the ratio `0/0` is undefined.
+pub fn quotient(numerator: &Enclosure, denominator: &Enclosure) -> Option<Enclosure> {
+    let zero = Endpoint::Finite(Rational::new());
+    if numerator.lo() <= &zero && denominator.lo() <= &zero {
+        return None;
+    }
+    let divide = |x: &Endpoint, y: &Endpoint| match (x, y) {
+        (_, Endpoint::Finite(y)) if *y <= 0 => Endpoint::PosInf,
+        (Endpoint::Finite(x), Endpoint::Finite(y)) => Endpoint::Finite(Rational::from(x / y)),
+        (Endpoint::Finite(_), Endpoint::PosInf) => zero.clone(),
         _ => Endpoint::PosInf,
     };
-    Enclosure::new(divide(value.hi()), divide(value.lo()))
+    Some(Enclosure::new(
+        divide(numerator.lo(), denominator.hi()),
+        divide(numerator.hi(), denominator.lo()),
+    ))
+}
+
+/// `claimed / x` for `x` in `value` (see [`quotient`]).
+pub fn ratio(claimed: &Rational, value: &Enclosure) -> Option<Enclosure> {
+    quotient(&Enclosure::point(claimed.clone()), value)
 }
 
 #[cfg(test)]
@@ -135,9 +147,16 @@ mod tests {
             (Some(q(5, 100)), Some(q(5, 100)))
         );
         // 1/5 ÷ [1/10, 2/10] = [1, 2].
-        assert_eq!(ratio(&q(1, 5), &v), e(1, 1, 2, 1));
+        assert_eq!(ratio(&q(1, 5), &v), Some(e(1, 1, 2, 1)));
         let from_zero = e(0, 1, 1, 10);
-        assert_eq!(ratio(&q(1, 5), &from_zero).hi(), &Endpoint::PosInf);
-        assert_eq!(ratio(&q(0, 1), &from_zero), Enclosure::point(q(0, 1)));
+        assert_eq!(ratio(&q(1, 5), &from_zero).unwrap().hi(), &Endpoint::PosInf);
+        assert_eq!(ratio(&q(0, 1), &v), Some(Enclosure::point(q(0, 1))));
+        // 0/0 is undefined: a claim of δ = 0 against a value that may be 0.
+        assert_eq!(ratio(&q(0, 1), &from_zero), None);
+        assert_eq!(quotient(&e(0, 1, 1, 1), &from_zero), None);
+        assert_eq!(
+            quotient(&e(2, 1, 3, 1), &e(1, 1, 2, 1)),
+            Some(e(1, 1, 3, 1))
+        );
     }
 }

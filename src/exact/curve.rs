@@ -141,9 +141,12 @@ impl<'a, S: Scalar> Curve<'a, S> {
         }
         let (up, down) = truncation_coefficients(self.law, self.dir, &c.enclosure());
         let omega = &self.law.omitted;
-        let lower = match kept.lo() {
-            Endpoint::Finite(x) => Endpoint::Finite(x - Rational::from(&down * omega)),
-            other => other.clone(),
+        let lower = match (kept.lo(), down) {
+            (Endpoint::Finite(x), Some(down)) => {
+                Endpoint::Finite(x - Rational::from(&down * omega))
+            }
+            (Endpoint::Finite(_), None) => Endpoint::Finite(Rational::new()),
+            (other, _) => other.clone(),
         };
         let upper = match kept.hi() {
             Endpoint::Finite(x) => Endpoint::Finite(x + Rational::from(&up * omega)),
@@ -248,17 +251,18 @@ pub fn delta_at_threshold<S: Scalar>(
 /// ratio range `[r_lo, r_hi]` and both dropped masses are at most ω:
 /// Qp: `y ≤ min(Q_d, (r_hi − c)₊ P_d)`, `y ≥ −(c − r_lo)₊ P_d`;
 /// Pq: `y ≤ (1 − c r_lo)₊ P_d`, `y ≥ −min(c Q_d, (c r_hi − 1)₊ P_d)`.
+/// `down = None` stands for an unbounded coefficient: the lower end is then only `δ ≥ 0`.
 fn truncation_coefficients<S>(
     law: &PairLaw<S>,
     dir: Direction,
     c: &Enclosure,
-) -> (Rational, Rational) {
+) -> (Rational, Option<Rational>) {
     let zero = Rational::new();
     let positive = |x: Rational| if x > 0 { x } else { zero.clone() };
     let (c_lo, c_hi) = match (c.lo(), c.hi()) {
         (Endpoint::Finite(a), Endpoint::Finite(b)) => (a.clone(), b.clone()),
         // An unbounded threshold: the coarse bound δ ∈ [0, A + ω].
-        _ => return (Rational::from(1), Rational::from(u64::MAX)),
+        _ => return (Rational::from(1), None),
     };
     let r_lo = &law.ratio_lo;
     match dir {
@@ -267,7 +271,7 @@ fn truncation_coefficients<S>(
                 Some(r_hi) => positive(Rational::from(r_hi - &c_lo)).min(Rational::from(1)),
                 None => Rational::from(1),
             };
-            (up, positive(Rational::from(&c_hi - r_lo)))
+            (up, Some(positive(Rational::from(&c_hi - r_lo))))
         }
         Direction::Pq => {
             let up = positive(Rational::from(1) - Rational::from(&c_lo * r_lo));
@@ -275,7 +279,7 @@ fn truncation_coefficients<S>(
                 Some(r_hi) => positive(Rational::from(&c_hi * r_hi) - 1u32).min(c_hi.clone()),
                 None => c_hi,
             };
-            (up, down)
+            (up, Some(down))
         }
     }
 }
@@ -561,11 +565,16 @@ impl Search {
             self.lo_ln_delta? - self.target_ln,
             self.hi_ln_delta? - self.target_ln,
         );
-        if !(fa.is_finite() && fb.is_finite()) || fa == fb || (b - a) <= 1e-13 * a {
+        // Brackets beyond the double range (thresholds near e^709 and above) are bisected.
+        let finite = [a, b, fa, fb].iter().all(|v| v.is_finite());
+        if !finite || fa == fb || (b - a) <= 1e-13 * a {
             return None;
         }
         let x = a - fa * (b - a) / (fb - fa);
         let margin = (b - a) / 64.0;
+        if !(x.is_finite() && margin.is_finite() && a + margin < b - margin) {
+            return None;
+        }
         let x = x.clamp(a + margin, b - margin);
         Rational::from_f64(x).filter(|r| *r > self.lo && *r < self.hi)
     }

@@ -42,14 +42,40 @@ enum Limit<S> {
     Infinite,
 }
 
-impl Divergence {
+/// A generator in one backend, with its constants made once per divergence rather than once
+/// per state (in the f64 backend a rational constant is rounded through MPFR).
+struct Generator<'a, S: Transcendental> {
+    div: &'a Divergence,
+    ctx: &'a S::Ctx,
+    one: S,
+    two: S,
+    half: S,
+    /// `α` as a backend value, and `α − 1`, for Rényi moments.
+    alpha: Option<(S, Rational)>,
+}
+
+impl<'a, S: Transcendental> Generator<'a, S> {
+    fn new(div: &'a Divergence, ctx: &'a S::Ctx) -> Self {
+        Generator {
+            div,
+            ctx,
+            one: S::one(ctx),
+            two: S::from_u64(2, ctx),
+            half: S::from_rational(&Rational::from((1, 2)), ctx),
+            alpha: match div {
+                Divergence::RenyiMoment(alpha) => {
+                    Some((S::from_rational(alpha, ctx), Rational::from(alpha - 1u32)))
+                }
+                _ => None,
+            },
+        }
+    }
+
     /// `f̃(l)` on an interval of ratios `l` (with `l > 0` in the interior of its uses).
-    fn f<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
-        let one = S::one(ctx);
-        let two = S::from_u64(2, ctx);
-        let half = S::from_rational(&Rational::from((1, 2)), ctx);
-        let u = l.sub(&one);
-        match self {
+    fn f(&self, l: &S) -> S {
+        let (one, two, half) = (&self.one, &self.two, &self.half);
+        let u = l.sub(one);
+        match self.div {
             // l ln l − (l − 1)
             Divergence::KlQp => l.mul(&l.ln()).sub(&u),
             // −ln l + (l − 1)
@@ -63,13 +89,13 @@ impl Divergence {
             }
             Divergence::Chi2Qp => u.mul(&u),
             Divergence::Hellinger2 => {
-                let r = l.sqrt().sub(&one);
+                let r = l.sqrt().sub(one);
                 half.mul(&r.mul(&r))
             }
             // l^α − 1 − α (l − 1)
             Divergence::RenyiMoment(alpha) => {
-                let a = S::from_rational(alpha, ctx);
-                l.pow(&a).sub(&one).sub(&a.mul(&u))
+                let (a, _) = self.alpha.as_ref().expect("prepared for a Rényi moment");
+                l.pow_rational(alpha, self.ctx).sub(one).sub(&a.mul(&u))
             }
         }
     }
@@ -78,41 +104,39 @@ impl Divergence {
     /// mean-value form `f̃(l0) + f̃'(L)(L − l0)` (valid since f̃ is differentiable on (0, ∞));
     /// the latter is far tighter for narrow L, where the natural extension suffers from the
     /// dependency problem.
-    fn f_enclosure<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
-        let natural = self.f(l, ctx);
-        // The mean-value form needs L inside (0, ∞): bounded and away from 0.
-        let e = l.enclosure();
-        let inside = matches!(e.lo(), Endpoint::Finite(x) if *x > 0)
-            && matches!(e.hi(), Endpoint::Finite(_));
-        if !inside {
+    fn f_enclosure(&self, l: &S) -> S {
+        let natural = self.f(l);
+        // The mean-value form needs L inside (0, ∞): bounded and away from 0 (decided on
+        // outward doubles; a lower end below the double range just keeps the natural form).
+        let (lo, hi) = l.f64_bounds();
+        if !(lo > 0.0 && hi.is_finite()) {
             return natural;
         }
         let l0 = l.midpoint();
-        let mean_value = self.f(&l0, ctx).add(&self.f_prime(l, ctx).mul(&l.sub(&l0)));
+        let mean_value = self.f(&l0).add(&self.f_prime(l).mul(&l.sub(&l0)));
         let lo = natural.max(&mean_value);
         // Intersection: the larger lower end and the smaller upper end.
         natural.clamp_to(&lo, Some(&mean_value))
     }
 
     /// `f̃'(l)`.
-    fn f_prime<S: Transcendental>(&self, l: &S, ctx: &S::Ctx) -> S {
-        let one = S::one(ctx);
-        let two = S::from_u64(2, ctx);
-        let half = S::from_rational(&Rational::from((1, 2)), ctx);
-        match self {
+    fn f_prime(&self, l: &S) -> S {
+        let (one, two, half) = (&self.one, &self.two, &self.half);
+        match self.div {
             Divergence::KlQp => l.ln(),
             Divergence::KlPq => one.sub(&one.div(l)),
             Divergence::Jsd => half.mul(&two.mul(l).div(&one.add(l)).ln()),
-            Divergence::Chi2Qp => two.mul(&l.sub(&one)),
+            Divergence::Chi2Qp => two.mul(&l.sub(one)),
             Divergence::Hellinger2 => half.mul(&one.sub(&one.div(&l.sqrt()))),
-            Divergence::RenyiMoment(alpha) => {
-                let a = S::from_rational(alpha, ctx);
-                let a1 = S::from_rational(&Rational::from(alpha - 1u32), ctx);
-                a.mul(&l.pow(&a1)).sub(&a)
+            Divergence::RenyiMoment(_) => {
+                let (a, a1) = self.alpha.as_ref().expect("prepared for a Rényi moment");
+                a.mul(&l.pow_rational(a1, self.ctx)).sub(a)
             }
         }
     }
+}
 
+impl Divergence {
     /// `f̃(0)`: the term per unit of P where `Q = 0`.
     fn at_zero<S: Transcendental>(&self, ctx: &S::Ctx) -> Limit<S> {
         let half = Rational::from((1, 2));
@@ -155,6 +179,7 @@ pub fn f_divergence<S: Transcendental>(
 ) -> Enclosure {
     let ratio_lo = S::from_rational(&law.ratio_lo, ctx);
     let ratio_hi: Option<S> = rational_or_inf(&law.ratio_hi, ctx);
+    let generator = Generator::new(div, ctx);
     let mut sum = S::zero(ctx);
     for (p, q) in law.p.iter().zip(&law.q) {
         let term = match (p.is_exact_zero(), q.is_exact_zero()) {
@@ -169,7 +194,7 @@ pub fn f_divergence<S: Transcendental>(
             },
             (false, false) => {
                 let l = q.div(p).clamp_to(&ratio_lo, ratio_hi.as_ref());
-                p.mul(&div.f_enclosure(&l, ctx)).pos_part()
+                p.mul(&generator.f_enclosure(&l)).pos_part()
             }
         };
         sum.add_assign(&term);
@@ -186,11 +211,11 @@ pub fn f_divergence<S: Transcendental>(
     let range = ratio_lo.hull(&hi);
     let omega = S::from_rational(&law.omitted, ctx);
     // sup f̃ over R (≥ 0 since f̃(1) = 0), and inf of the tangent bound over R × R (≤ 0).
-    let sup_f = div.f(&range, ctx).enclosure().hi().clone();
+    let sup_f = generator.f(&range).enclosure().hi().clone();
     let spread = range.sub(&range);
-    let tangent = div
-        .f(&range, ctx)
-        .add(&spread.mul(&div.f_prime(&range, ctx)));
+    let tangent = generator
+        .f(&range)
+        .add(&spread.mul(&generator.f_prime(&range)));
     let inf_tangent = tangent.enclosure().lo().clone();
     let upper = match sup_f {
         Endpoint::Finite(m) => sum

@@ -34,7 +34,7 @@ pub fn histogram_count(m: u64, d: usize) -> Option<u64> {
     let c = (d - 1) as u64;
     let mut r: u128 = 1;
     for i in 1..=c {
-        r = r.checked_mul(u128::from(m + i))? / u128::from(i);
+        r = r.checked_mul(u128::from(m) + u128::from(i))? / u128::from(i);
         if r > u128::from(u64::MAX) {
             return None;
         }

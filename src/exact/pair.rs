@@ -106,9 +106,11 @@ pub fn plan<S: Scalar>(
     let states = if binary {
         // Windows of about 25 standard deviations, ≤ n + 1.
         if tau_bits.is_some() {
-            (n as u64 + 1).min(64 * (n as f64).sqrt() as u64 + 64)
+            (n as u64)
+                .saturating_add(1)
+                .min(64 * (n as f64).sqrt() as u64 + 64)
         } else {
-            n as u64 + 1
+            (n as u64).saturating_add(1)
         }
     } else {
         histogram_count(n as u64, d).unwrap_or(u64::MAX)
@@ -120,7 +122,7 @@ pub fn plan<S: Scalar>(
         let c = (d - 1) as u64;
         states
             .saturating_mul(8 * c)
-            .saturating_add(8 * (c + 1) * (n as u64 + c + 1))
+            .saturating_add((8 * (c + 1)).saturating_mul((n as u64).saturating_add(c + 1)))
     };
     Ok(Plan {
         binary,
@@ -146,10 +148,19 @@ pub fn check_memory<S: Scalar>(
         .saturating_mul(S::estimated_bytes(n, ctx))
         .saturating_add(plan.index_bytes);
     if bytes > limit {
+        let states = if states == u64::MAX {
+            "more than 2^64".to_string()
+        } else {
+            format!("about {states}")
+        };
+        let bytes = if bytes == u64::MAX {
+            "more than 2^34".to_string()
+        } else {
+            gib(bytes)
+        };
         return Err(Error::TooLarge(format!(
-            "{what} would hold {arrays} arrays of about {states} histogram states, estimated {} GiB with the {} \
+            "{what} would hold {arrays} arrays of {states} histogram states, estimated {bytes} GiB with the {} \
              backend, over the {} GiB limit (raise --max-memory-gib or use a smaller n)",
-            gib(bytes),
             S::BACKEND,
             gib(limit)
         )));

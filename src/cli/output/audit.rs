@@ -156,7 +156,9 @@ pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
             let (eps_ratio, delta_ratio) = match &r.tightness {
                 Some(t) => (
                     t.eps_ratio.as_ref().map_or("—".into(), |e| e.short(SHORT)),
-                    t.delta_ratio.short(SHORT),
+                    t.delta_ratio
+                        .as_ref()
+                        .map_or("—".into(), |e| e.short(SHORT)),
                 ),
                 None => ("—".into(), "—".into()),
             };
@@ -239,7 +241,7 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
             v["tightness"] = r.tightness.as_ref().map_or(Value::Null, |t| {
                 json!({
                     "eps_ratio": t.eps_ratio.as_ref().map(Enclosure::to_json),
-                    "delta_ratio": t.delta_ratio.to_json(),
+                    "delta_ratio": t.delta_ratio.as_ref().map(Enclosure::to_json),
                 })
             });
             v["boundary"] = r.boundary.as_ref().map_or(Value::Null, |b| {
@@ -249,10 +251,11 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
                     "verdict_on_boundary_alone": b.verdict.name(),
                 })
             });
+            // How far the enclosure reaches past the claim, rounded up (display).
             v["straddle"] = r.straddle.as_ref().map_or(Value::Null, |(below, above)| {
                 json!({
-                    "below": below.as_ref().map(exact_string),
-                    "above": above.as_ref().map(exact_string),
+                    "below": below.as_ref().map(|q| rounded_up(q, 6)),
+                    "above": above.as_ref().map(|q| rounded_up(q, 6)),
                 })
             });
             v

@@ -136,8 +136,12 @@ pub(super) fn argmax_text(row: &crate::profile::ProfileRow) -> String {
 }
 
 /// The maximisers as JSON: `argmax_k` (evaluated pairs) and `argmax_k_ranges` (inclusive ranges
-/// of k tied at exactly 0, both directions).
+/// of k tied at exactly 0, both directions); both empty for a row below resolution, whose
+/// maximisers are not identified.
 pub(super) fn argmax_json(row: &crate::profile::ProfileRow) -> (Value, Value) {
+    if !row.resolved {
+        return (json!([]), json!([]));
+    }
     (
         row.argmax
             .iter()

@@ -146,9 +146,9 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
         );
     }
     if p.rows.iter().any(|r| !r.resolved) {
-        s += "\nnote: where a profile value starts at 0, it lies below this computation's \
-              resolution (truncation or f64 underflow): its upper end is a certified bound over \
-              the k left unscanned, and the maximising k are not identified; --backend mpfr \
+        s += "\nnote: an unresolved row reaches below this computation's \
+              resolution (truncation or f64 underflow): its upper end includes a certified bound \
+              over the k left unscanned, and the maximising k are not identified; --backend mpfr \
               (deeper truncation) or --no-truncation resolve it.\n";
     }
     s
