@@ -363,8 +363,6 @@ struct ScanState {
 
 struct Scan<'a, S: Scalar> {
     quantities: &'a [Quantity],
-    /// The leaves evaluated before the tree search (the ends of the k range).
-    seeded: Vec<u64>,
     channel: Channel<S>,
     ctx: &'a S::Ctx,
     prune: bool,
@@ -443,21 +441,26 @@ impl<S: Scalar> Scan<'_, S> {
                 match q {
                     Quantity::Epsilon(target) => {
                         let target_f64 = f64_bounds(target);
-                        // TV ≤ D in both directions: ε_k = 0 exactly for every k below.
-                        let tie = (0..2).all(|d| {
-                            let (quick, exact) =
-                                tv[d].get_or_insert_with(|| (curves[d].quick_at_exp(&one), None));
-                            let quick = *quick;
-                            matches!(
-                                compare_quickly(
-                                    quick,
-                                    || exact.get_or_insert_with(|| curves[d].at_exp(&one)).clone(),
-                                    target,
-                                    target_f64
-                                ),
-                                Tri::Less | Tri::Equal
-                            )
-                        });
+                        // While no pair has ε > 0 certified: TV ≤ D in both directions gives
+                        // ε_k = 0 exactly for every k below (once best > 0, such a node is
+                        // closed by the rule below).
+                        let tie = *b <= 0
+                            && (0..2).all(|d| {
+                                let (quick, exact) = tv[d]
+                                    .get_or_insert_with(|| (curves[d].quick_at_exp(&one), None));
+                                let quick = *quick;
+                                matches!(
+                                    compare_quickly(
+                                        quick,
+                                        || exact
+                                            .get_or_insert_with(|| curves[d].at_exp(&one))
+                                            .clone(),
+                                        target,
+                                        target_f64
+                                    ),
+                                    Tri::Less | Tri::Equal
+                                )
+                            });
                         if tie {
                             zero_ties.push(i);
                             return false;
@@ -550,19 +553,6 @@ impl<S: Scalar> Scan<'_, S> {
         still_open
     }
 
-    /// Evaluates the leaves at the ends of `[a, b]` first — for most quantities the boundary
-    /// compositions are at or near the maximum, so their lower bounds let the tree search
-    /// prune from its first nodes — then searches the tree from `root = F(n − 1 − b, a)`.
-    fn run<G: GroupLaw<S>>(&self, root: G, (a, b): (u64, u64)) -> Result<()> {
-        let all = vec![true; self.quantities.len()];
-        for &k in &self.seeded {
-            let group =
-                root.with_users((b - k) as usize, (k - a) as usize, &self.channel, self.ctx);
-            self.leaf(k, &group.pair(&self.channel, self.ctx), &all)?;
-        }
-        self.visit(root, None, a, b + 1, &all)
-    }
-
     /// A steering score of a node: how likely it holds the maximum (larger first).
     fn score(&self, pair: &PairLaw<S>) -> f64 {
         let best = self.state.lock().expect("scan state").best[0].clone();
@@ -615,16 +605,12 @@ impl<S: Scalar> Scan<'_, S> {
         self.state.lock().expect("scan state").stats.nodes_bounded += 1;
         let open = self.still_open(&pair, (lo, hi), open);
         if !open.contains(&true) {
-            // Seeded leaves below were evaluated, not pruned.
-            let seeded = self.seeded.iter().filter(|k| (lo..hi).contains(*k)).count() as u64;
-            self.state.lock().expect("scan state").stats.k_pruned += hi - lo - seeded;
+            self.state.lock().expect("scan state").stats.k_pruned += hi - lo;
             self.resolve(hi - lo);
             return Ok(());
         }
         if hi - lo == 1 {
-            if !self.seeded.contains(&lo) {
-                self.leaf(lo, &pair, &open)?;
-            }
+            self.leaf(lo, &pair, &open)?;
             self.resolve(1);
             return Ok(());
         }
@@ -723,7 +709,6 @@ fn scan_in<S: Scalar>(
     let slots = query.quantities.len();
     let scan = Scan {
         quantities: &query.quantities,
-        seeded: if a == b { vec![a] } else { vec![a, b] },
         channel,
         ctx,
         prune: query.prune,
@@ -740,7 +725,7 @@ fn scan_in<S: Scalar>(
     let engine = if plan.binary {
         let root =
             BinaryGroup::empty(plan.tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        scan.run(root, (a, b))?;
+        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
         "binary"
     } else {
         let index = std::sync::Arc::new(SimplexIndex::new(mechanism.d(), nu)?);
@@ -750,7 +735,7 @@ fn scan_in<S: Scalar>(
             &scan.channel,
             ctx,
         );
-        scan.run(root, (a, b))?;
+        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
         "general"
     };
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
