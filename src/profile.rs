@@ -425,8 +425,7 @@ impl<S: Scalar> Scan<'_, S> {
         let mut tv: [Option<((f64, f64), Option<Enclosure>)>; 2] = [None, None];
         let mut elementary = None;
         let mut quick: Option<(PairLaw<Interval>, PairLaw<Interval>)> = None;
-        let mut ceilings = Vec::new();
-        let mut zero_ties = Vec::new();
+        let mut closings = Closings::default();
         let still_open = self
             .quantities
             .iter()
@@ -462,7 +461,7 @@ impl<S: Scalar> Scan<'_, S> {
                                 )
                             });
                         if tie {
-                            zero_ties.push(i);
+                            closings.zero_ties.push(i);
                             return false;
                         }
                         // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is
@@ -480,17 +479,7 @@ impl<S: Scalar> Scan<'_, S> {
                     Quantity::Delta(t) if *b > 0 => !curves
                         .iter()
                         .all(|c| compare_quickly(t.quick_on(c), || t.on(c), b, bound) == Tri::Less),
-                    Quantity::Delta(t) => match unresolved(&[t.on(&curves[0]), t.on(&curves[1])]) {
-                        Unresolved::ExactZero => {
-                            zero_ties.push(i);
-                            false
-                        }
-                        Unresolved::BelowResolution(ceiling) => {
-                            ceilings.push((i, ceiling));
-                            false
-                        }
-                        Unresolved::Open => true,
-                    },
+                    Quantity::Delta(t) => closings.settle(i, &[t.on(&curves[0]), t.on(&curves[1])]),
                     Quantity::Renyi(alpha) => {
                         let mut exact = || {
                             let (el, reversed, ectx) = elementary.get_or_insert_with(|| {
@@ -502,16 +491,8 @@ impl<S: Scalar> Scan<'_, S> {
                         };
                         if *b > 0 {
                             // Both orders certainly below the best lower bound: first on an f64
-                            // copy of the pair (outward), then exactly if that cannot tell.
-                            let (f, reversed) = quick.get_or_insert_with(|| {
-                                let f = pair.map(|x| {
-                                    let (lo, hi) = x.f64_bounds();
-                                    Interval::try_from((lo.max(0.0), hi))
-                                        .unwrap_or(Interval::ENTIRE)
-                                });
-                                let reversed = f.reversed();
-                                (f, reversed)
-                            });
+                            // copy of the pair, then exactly if that cannot tell.
+                            let (f, reversed) = quick.get_or_insert_with(|| interval_copies(pair));
                             let quick_below =
                                 [&*f, &*reversed].map(|law| renyi(law, alpha, &()).compare(b));
                             if quick_below.iter().all(|t| *t == Tri::Less) {
@@ -525,28 +506,18 @@ impl<S: Scalar> Scan<'_, S> {
                             }
                             return !exact().iter().all(|e| e.compare(b) == Tri::Less);
                         }
-                        match unresolved(&exact()) {
-                            Unresolved::ExactZero => {
-                                zero_ties.push(i);
-                                false
-                            }
-                            Unresolved::BelowResolution(ceiling) => {
-                                ceilings.push((i, ceiling));
-                                false
-                            }
-                            Unresolved::Open => true,
-                        }
+                        closings.settle(i, &exact())
                     }
                 }
             })
             .collect();
-        if !ceilings.is_empty() || !zero_ties.is_empty() {
+        if !closings.ceilings.is_empty() || !closings.zero_ties.is_empty() {
             let mut state = self.state.lock().expect("scan state");
-            for (i, hi) in ceilings {
+            for (i, hi) in closings.ceilings {
                 let c = &mut state.closed[i].ceiling;
                 *c = Some(c.take().map_or(hi.clone(), |old| old.max(hi)));
             }
-            for i in zero_ties {
+            for i in closings.zero_ties {
                 state.closed[i].zero_ties.push(range);
             }
         }
@@ -642,25 +613,43 @@ impl<S: Scalar> Scan<'_, S> {
     }
 }
 
-/// What a node whose quantity has no positive lower bound yet can still tell.
-enum Unresolved {
-    /// Both directions exactly 0: every k below is exactly 0 too (a tie at 0).
-    ExactZero,
-    /// Lower ends 0, some upper end positive: below resolution, with this upper bound.
-    BelowResolution(Endpoint),
-    /// The node may hold a positive value.
-    Open,
+/// The quantities a node closes without a positive lower bound to compare with: ranges of
+/// exact ties at 0, and ceilings of values below resolution.
+#[derive(Default)]
+struct Closings {
+    zero_ties: Vec<usize>,
+    ceilings: Vec<(usize, Endpoint)>,
 }
 
-fn unresolved(both: &[Enclosure; 2]) -> Unresolved {
-    let zero = Endpoint::Finite(Rational::new());
-    if both.iter().all(|e| e.hi() <= &zero) {
-        Unresolved::ExactZero
-    } else if both.iter().all(|e| e.lo() <= &zero) {
-        Unresolved::BelowResolution(both[0].hi().clone().max(both[1].hi().clone()))
-    } else {
-        Unresolved::Open
+impl Closings {
+    /// For quantity i, whose node values in both directions are `both` while no pair has a
+    /// positive lower bound: exactly 0 means every k below is exactly 0 too (a tie); lower ends
+    /// 0 with a positive upper end mean the value lies below resolution, and the node's upper end
+    /// bounds every k below (a ceiling).  Returns whether the quantity stays open.
+    fn settle(&mut self, i: usize, both: &[Enclosure; 2]) -> bool {
+        let zero = Endpoint::Finite(Rational::new());
+        if both.iter().all(|e| e.hi() <= &zero) {
+            self.zero_ties.push(i);
+            false
+        } else if both.iter().all(|e| e.lo() <= &zero) {
+            let ceiling = both[0].hi().clone().max(both[1].hi().clone());
+            self.ceilings.push((i, ceiling));
+            false
+        } else {
+            true
+        }
     }
+}
+
+/// The pair and its reverse in f64 intervals, each value rounded outward (a lower end below 0
+/// clamped: the values are probabilities), for quick certified bounds of a slower backend.
+fn interval_copies<S: Scalar>(pair: &PairLaw<S>) -> (PairLaw<Interval>, PairLaw<Interval>) {
+    let f = pair.map(|x| {
+        let (lo, hi) = x.f64_bounds();
+        Interval::try_from((lo.max(0.0), hi)).unwrap_or(Interval::ENTIRE)
+    });
+    let reversed = f.reversed();
+    (f, reversed)
 }
 
 /// Three-valued comparison of a curve's value with `bound` (whose f64 bounds are `bound_f64`):
