@@ -234,9 +234,14 @@ impl Enclosure {
         format!("[{lo}, {hi}]")
     }
 
-    /// `{"lo": "…", "hi": "…"}`, the JSON form of every certified number.
+    /// `{"lo": "…", "hi": "…"}`, the JSON form of every certified number: outward-rounded
+    /// decimals, or the exact endpoints inside [`with_exact_endpoints`] (certificates).
     pub fn to_json(&self) -> serde_json::Value {
-        let (lo, hi) = self.decimal_strings();
+        let (lo, hi) = if exact_endpoints() {
+            (exact_endpoint(&self.lo), exact_endpoint(&self.hi))
+        } else {
+            self.decimal_strings()
+        };
         serde_json::json!({ "lo": lo, "hi": hi })
     }
 
@@ -265,6 +270,45 @@ impl fmt::Display for Enclosure {
             write!(f, "[{lo}, {hi}]")
         }
     }
+}
+
+thread_local! {
+    /// Set while a certificate is rendered: enclosures give their exact endpoints.
+    static EXACT_ENDPOINTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every [`Enclosure::to_json`] (and [`bound_text`]) giving exact endpoints — the
+/// proven rationals themselves, as terminating decimals or `p/q` — instead of outward-rounded
+/// decimals.  Certificates are rendered this way, by the same report builders as `--json`.
+pub fn with_exact_endpoints<T>(f: impl FnOnce() -> T) -> T {
+    EXACT_ENDPOINTS.with(|flag| {
+        let previous = flag.replace(true);
+        let result = f();
+        flag.set(previous);
+        result
+    })
+}
+
+fn exact_endpoints() -> bool {
+    EXACT_ENDPOINTS.with(|flag| flag.get())
+}
+
+/// An endpoint exactly: `exact_string`, or `inf` / `-inf`.
+fn exact_endpoint(e: &Endpoint) -> String {
+    match e {
+        Endpoint::Finite(q) => exact_string(q),
+        other => endpoint_word(other).to_string(),
+    }
+}
+
+/// A certified upper bound as text: exact when short (or when exact endpoints are asked for),
+/// otherwise rounded up to a few digits.
+pub fn bound_text(q: &Rational) -> String {
+    let exact = exact_string(q);
+    if exact.len() <= 24 || exact_endpoints() {
+        return exact;
+    }
+    decimal_rounded(q, 6, Direction::Up)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

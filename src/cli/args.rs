@@ -187,6 +187,12 @@ pub struct CommonArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write a self-contained certificate (mechanism, settings, results with exact
+    /// endpoints, method, proofs-notes, SHA-256 digest) to this file; `shufflecert verify`
+    /// re-derives it.
+    #[arg(long, value_name = "OUT.json")]
+    pub certificate: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -2,11 +2,13 @@
 //! into one output string (stdout); errors come back as [`Error`] (one line on stderr).
 
 pub mod args;
+mod certify;
 mod output;
 mod plot;
 mod progress;
 mod validate;
 
+use crate::enclosure::with_exact_endpoints;
 use crate::error::{Error, Result};
 use crate::profile;
 use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
@@ -36,6 +38,12 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
             let grid = plot::grid(&thresholds);
             let computed = answer(&query, &DeltaJob { thresholds })?;
+            if let Some(path) = &a.pair.common.certificate {
+                let settings = pair_settings(&query);
+                let report = with_exact_endpoints(|| output::delta_json(&query, &computed));
+                let parts = certify::pair_parts("delta", &query, &settings, &computed, report, &[]);
+                certify::write(path, parts)?;
+            }
             let stdout = render(
                 a.pair.common.json,
                 || output::delta_json(&query, &computed),
@@ -65,6 +73,15 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                     delta: delta.clone(),
                 },
             )?;
+            if let Some(path) = &a.pair.common.certificate {
+                let settings = pair_settings(&query);
+                let report =
+                    with_exact_endpoints(|| output::epsilon_json(&query, &delta, &computed));
+                let notes = ["epsilon-for-delta.md", "ordered-curves.md"];
+                let parts =
+                    certify::pair_parts("epsilon", &query, &settings, &computed, report, &notes);
+                certify::write(path, parts)?;
+            }
             plain(render(
                 a.pair.common.json,
                 || output::epsilon_json(&query, &delta, &computed),
@@ -75,6 +92,20 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let renyi_orders = validate::rational_list("--renyi-order", &a.renyi_order)?;
             let query = validate::pair_query(&a.pair)?;
             let computed = answer(&query, &DivergenceJob { renyi_orders })?;
+            if let Some(path) = &a.pair.common.certificate {
+                let settings = pair_settings(&query);
+                let report = with_exact_endpoints(|| output::divergences_json(&query, &computed));
+                let notes = ["divergences.md"];
+                let parts = certify::pair_parts(
+                    "divergences",
+                    &query,
+                    &settings,
+                    &computed,
+                    report,
+                    &notes,
+                );
+                certify::write(path, parts)?;
+            }
             plain(render(
                 a.pair.common.json,
                 || output::divergences_json(&query, &computed),
@@ -83,6 +114,13 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         }
         Command::Profile(a) => {
             let (query, threads) = validate::profile_query(a)?;
+            // A certificate is reproducible: one thread makes the scan's order, and so what it
+            // prunes, the same on every run.
+            let threads = if a.common.certificate.is_some() {
+                Some(1)
+            } else {
+                threads
+            };
             let total = match query.k_range {
                 Some((lo, hi)) => hi.saturating_sub(lo) + 1,
                 None => query.n,
@@ -95,6 +133,26 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let result = pool.install(|| profile::profile(&query, &|count| bar.advance(count)));
             bar.finish();
             let result = result?;
+            if let Some(path) = &a.common.certificate {
+                let settings = certify::settings(
+                    query.backend,
+                    query.exact_ctx,
+                    &query.options,
+                    query.escalate_above,
+                );
+                certify::write(
+                    path,
+                    crate::certificate::Parts {
+                        command: "profile",
+                        mechanism: &query.mechanism,
+                        settings: &settings,
+                        claims: None,
+                        report: with_exact_endpoints(|| output::profile_json(&query, &result)),
+                        method: certify::profile_method(&query, &result),
+                        proofs_notes: certify::profile_notes(&query, &result),
+                    },
+                )?;
+            }
             plain(render(
                 a.common.json,
                 || output::profile_json(&query, &result),
@@ -163,6 +221,12 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Check(a) => {
+            if a.pair.common.certificate.is_some() {
+                return Err(Error::argument(
+                    "--certificate",
+                    "check holds uncertified predictions against certified values; certify the values with delta, divergences or profile",
+                ));
+            }
             let query = validate::check_query(a)?;
             let report = crate::check::check(&query)?;
             let plot_failure = match (&a.plot, &report.base.samples) {
@@ -186,6 +250,11 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             })
         }
     }
+}
+
+/// The settings of a pair computation, for its certificate.
+fn pair_settings(q: &crate::query::PairQuery) -> crate::certificate::Settings {
+    certify::settings(q.backend, q.exact_ctx, &q.options, q.escalate_above)
 }
 
 /// The range of I_π and of the mixture underestimate `1 − I^mix/I_π` over a grid of π.

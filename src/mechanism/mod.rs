@@ -8,7 +8,7 @@ mod family;
 mod parse;
 
 pub use family::Family;
-pub use parse::{load_mechanism, parse_family_string};
+pub use parse::{load_mechanism, mechanism_from_text, parse_family_string};
 
 use crate::arith::{ExpValue, Scalar};
 use crate::error::{Error, Result};
@@ -26,7 +26,32 @@ pub enum Entry {
     },
 }
 
+/// `c[0]·e^eps0 + c[1]` as text.
+fn affine_text(c: &[Rational; 2]) -> String {
+    use crate::enclosure::exact_string;
+    let a = match &c[0] {
+        x if *x == 0 => None,
+        x if *x == 1 => Some("e^eps0".to_string()),
+        x => Some(format!("{}*e^eps0", exact_string(x))),
+    };
+    match (a, &c[1]) {
+        (None, b) => exact_string(b),
+        (Some(a), b) if *b == 0 => a,
+        (Some(a), b) => format!("{a} + {}", exact_string(b)),
+    }
+}
+
 impl Entry {
+    /// The entry exactly: a rational, or its formula in `e^eps0`.
+    pub fn text(&self) -> String {
+        match self {
+            Entry::Exact(q) => crate::enclosure::exact_string(q),
+            Entry::ExpFraction { num, den } => {
+                format!("({})/({})", affine_text(num), affine_text(den))
+            }
+        }
+    }
+
     fn value_at(&self, a: &Rational) -> Rational {
         match self {
             Entry::Exact(q) => q.clone(),
@@ -48,6 +73,26 @@ pub struct Mechanism {
     pub rows: [Vec<Entry>; 2],
     /// The real ε0 when entries are [`Entry::ExpFraction`].
     pub eps0: Option<Rational>,
+    /// How the user gave it (`None` for a mechanism built in code).
+    pub source: Option<MechanismSource>,
+}
+
+/// A mechanism as the user gave it: the family string or file path, and the file's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MechanismSource {
+    pub spec: String,
+    /// The file's text (`None` for a family string).
+    pub text: Option<String>,
+}
+
+impl MechanismSource {
+    /// The mechanism again, from exactly what the user gave.
+    pub fn load(&self) -> Result<Mechanism> {
+        match &self.text {
+            Some(text) => mechanism_from_text(&self.spec, text),
+            None => parse_family_string(&self.spec),
+        }
+    }
 }
 
 /// The channel in a backend: `W_b(y)` as backend values, with their exact zero pattern.
@@ -108,6 +153,7 @@ impl Mechanism {
             outputs,
             rows,
             eps0,
+            source: None,
         };
         // Validation at a representative a = e^{ε0}: families are valid for every a > 0 by
         // construction, explicit rows are checked exactly.
@@ -146,6 +192,21 @@ impl Mechanism {
     /// The output alphabet size d.
     pub fn d(&self) -> usize {
         self.rows[0].len()
+    }
+
+    /// The mechanism as JSON: name, outputs, rows (exact strings, or formulas in `e^eps0`), and
+    /// `eps0` for the families given by a real ε0.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "name": self.name,
+            "outputs": self.outputs,
+            "w0": self.rows[0].iter().map(Entry::text).collect::<Vec<_>>(),
+            "w1": self.rows[1].iter().map(Entry::text).collect::<Vec<_>>(),
+        });
+        if let Some(eps0) = &self.eps0 {
+            v["eps0"] = serde_json::json!(crate::enclosure::exact_string(eps0));
+        }
+        v
     }
 
     /// True when every entry is rational (so the exact backend applies).

@@ -16,7 +16,7 @@
 //! the TOML/JSON reader has already rounded it to a double.
 
 use super::family::{Family, LocalParameter};
-use super::{Entry, Mechanism};
+use super::{Entry, Mechanism, MechanismSource};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use rug::Rational;
@@ -35,12 +35,22 @@ pub fn load_mechanism(spec: &str) -> Result<Mechanism> {
         path: spec.to_string(),
         message: format!("cannot read mechanism file: {e}"),
     })?;
-    let value = parse_document(spec, &text)?;
+    mechanism_from_text(spec, &text)
+}
+
+/// A mechanism from the text of a file named `spec` (TOML, or JSON by extension or content).
+pub fn mechanism_from_text(spec: &str, text: &str) -> Result<Mechanism> {
+    let value = parse_document(spec, text)?;
     let stem = Path::new(spec)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| spec.to_string());
-    mechanism_from_value(spec, &stem, value)
+    let mut mechanism = mechanism_from_value(spec, &stem, value)?;
+    mechanism.source = Some(MechanismSource {
+        spec: spec.to_string(),
+        text: Some(text.to_string()),
+    });
+    Ok(mechanism)
 }
 
 fn parse_document(path: &str, text: &str) -> Result<Value> {
@@ -249,6 +259,10 @@ pub fn parse_family_string(spec: &str) -> Result<Mechanism> {
     }
     mechanism_from_value(spec, spec, Value::Object(map)).map(|mut m| {
         m.name = spec.to_string();
+        m.source = Some(MechanismSource {
+            spec: spec.to_string(),
+            text: None,
+        });
         m
     })
 }

@@ -1,7 +1,7 @@
 //! `constants` and `check` output.  Predictions are always labelled as such; certified values
 //! are enclosures.
 
-use super::{mechanism_json, table};
+use super::table;
 use crate::asymptotic::Constants;
 use crate::asymptotic::constants::FisherConstants;
 use crate::check::{CheckAt, CheckQuery, CheckReport, Comparison, CurvePoint};
@@ -90,8 +90,7 @@ pub fn constants_json(
     n: Option<u64>,
     range: Option<&ConstantsRange>,
 ) -> Value {
-    let mut v =
-        json!({ "command": "constants", "certified": true, "mechanism": mechanism_json(m) });
+    let mut v = json!({ "command": "constants", "certified": true, "mechanism": m.to_json() });
     if let Some(c) = at {
         let x = values(c);
         let vec = |v: &[Enclosure]| v.iter().map(value_json).collect::<Vec<_>>();
@@ -290,7 +289,7 @@ pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
     let c = values(&b.constants);
     json!({
         "command": "check",
-        "mechanism": mechanism_json(&query.pair.mechanism),
+        "mechanism": query.pair.mechanism.to_json(),
         "n": b.n,
         "k": b.k,
         "pi": exact_string(&b.pi),

@@ -1,6 +1,6 @@
 //! `audit` output.
 
-use super::{mechanism_json, table};
+use super::table;
 use crate::audit::claims::{Claim, ClaimKind};
 use crate::audit::verdict::Verdict;
 use crate::audit::{Audit, AuditQuery, ClaimReport};
@@ -264,7 +264,7 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
     json!({
         "command": "audit",
         "certified": true,
-        "mechanism": mechanism_json(&query.mechanism),
+        "mechanism": query.mechanism.to_json(),
         "claims_file": path,
         "backend": query.backend.label(),
         "summary": {

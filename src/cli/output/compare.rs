@@ -1,6 +1,6 @@
 //! `compare` output.
 
-use super::{argmax_json, argmax_text, mechanism_json, table};
+use super::{argmax_json, argmax_text, table};
 use crate::accountants::{LocalPrivacy, Validity};
 use crate::arith::Scalar;
 use crate::audit::compare::{CompareQuery, Comparison, Status};
@@ -97,7 +97,7 @@ pub fn compare_json(query: &CompareQuery, local: &LocalPrivacy, rows: &[Comparis
     json!({
         "command": "compare",
         "certified": true,
-        "mechanism": mechanism_json(&query.mechanism),
+        "mechanism": query.mechanism.to_json(),
         "delta": exact_string(&query.delta),
         "backend": query.backend.label(),
         "local": {

@@ -1,10 +1,9 @@
 //! Rendering answers: human-readable tables and JSON, one file per family of commands.  Every certified number is printed as an
 //! outward-rounded enclosure; JSON gives it as `{"lo": "…", "hi": "…"}`.
 
-use crate::enclosure::{Enclosure, exact_string};
+use crate::enclosure::{Enclosure, bound_text, exact_string};
 use crate::exact::curve::EpsilonCertificate;
 use crate::exact::divergence::Divergences;
-use crate::mechanism::{Entry, Mechanism};
 use crate::query::{Computed, DeltaRow, EpsilonRow, PairQuery};
 use rug::Rational;
 use serde_json::{Value, json};
@@ -19,45 +18,11 @@ pub use audit::{audit_json, audit_text};
 pub use compare::{compare_json, compare_text};
 pub use profile::{profile_json, profile_text};
 
-fn affine_text(c: &[Rational; 2]) -> String {
-    let a = match &c[0] {
-        x if *x == 0 => None,
-        x if *x == 1 => Some("e^eps0".to_string()),
-        x => Some(format!("{}*e^eps0", exact_string(x))),
-    };
-    match (a, &c[1]) {
-        (None, b) => exact_string(b),
-        (Some(a), b) if *b == 0 => a,
-        (Some(a), b) => format!("{a} + {}", exact_string(b)),
-    }
-}
-
-fn entry_text(e: &Entry) -> String {
-    match e {
-        Entry::Exact(q) => exact_string(q),
-        Entry::ExpFraction { num, den } => format!("({})/({})", affine_text(num), affine_text(den)),
-    }
-}
-
-/// The mechanism as JSON: name, outputs, rows (exact strings or formulas in e^eps0).
-pub(super) fn mechanism_json(m: &Mechanism) -> Value {
-    let mut v = json!({
-        "name": m.name,
-        "outputs": m.outputs,
-        "w0": m.rows[0].iter().map(entry_text).collect::<Vec<_>>(),
-        "w1": m.rows[1].iter().map(entry_text).collect::<Vec<_>>(),
-    });
-    if let Some(eps0) = &m.eps0 {
-        v["eps0"] = json!(exact_string(eps0));
-    }
-    v
-}
-
 fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> Value {
     json!({
         "command": command,
         "certified": true,
-        "mechanism": mechanism_json(&query.mechanism),
+        "mechanism": query.mechanism.to_json(),
         "n": query.n,
         "k": query.k,
         "pair": "P = T_{n,k}, Q = T_{n,k+1}; qp means delta_{Q||P}",
@@ -65,20 +30,9 @@ fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> V
         "arithmetic": computed.arithmetic,
         "engine": computed.engine,
         "states": computed.states,
-        "omitted_mass_bound": exact_or_rounded_up(&computed.omitted),
+        "omitted_mass_bound": bound_text(&computed.omitted),
         "canonical_cross_check_states": computed.canonical_states_checked,
     })
-}
-
-/// A bound as a string: exact when short, else rounded up.
-fn exact_or_rounded_up(q: &Rational) -> String {
-    let exact = exact_string(q);
-    if exact.len() <= 24 {
-        return exact;
-    }
-    let (_, hi) = Enclosure::from_rationals(q.clone() * Rational::from((999, 1000)), q.clone())
-        .decimal_strings();
-    hi
 }
 
 fn header_text(
@@ -95,10 +49,7 @@ fn header_text(
     );
     s += &format!("arithmetic {computed_arith} · engine {engine} · {states} histogram states");
     if *omitted != 0 {
-        s += &format!(
-            " · truncated, omitted mass ≤ {}",
-            exact_or_rounded_up(omitted)
-        );
+        s += &format!(" · truncated, omitted mass ≤ {}", bound_text(omitted));
     }
     s += "\nevery [lo, hi] is a certified enclosure of the true value\n\n";
     s

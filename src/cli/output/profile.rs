@@ -1,6 +1,6 @@
 //! `profile` output.
 
-use super::{argmax_json, mechanism_json, table};
+use super::{argmax_json, table};
 use crate::enclosure::exact_string;
 use crate::profile::{Profile, ProfileQuery, ProfileRow, Quantity};
 use serde_json::{Value, json};
@@ -78,7 +78,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
     let mut v = json!({
         "command": "profile",
         "certified": true,
-        "mechanism": mechanism_json(&query.mechanism),
+        "mechanism": query.mechanism.to_json(),
         "n": query.n,
         "k_range": [p.k_range.0, p.k_range.1],
         "partial": p.partial,

@@ -1,0 +1,248 @@
+//! Certificates: a certified result written down so that someone else can check it later, on
+//! another machine, by another route (`verify`).
+//!
+//! A certificate (`schema/certificate-v1.schema.json`) holds the mechanism as the user gave it
+//! (family string or file text) and exactly, every setting, the command's report with the exact
+//! endpoints of every enclosure (`enclosure::with_exact_endpoints`), the method (for a profile,
+//! every pruned range of k with the bound that pruned it), the `proofs-notes/` that justify each
+//! step, and a SHA-256 digest over the RFC 8785 canonical form of everything except `created`
+//! (the one field that varies between runs) and the digest itself.
+
+use crate::arith::exact::ExactCtx;
+use crate::error::{Error, Result};
+use crate::exact::pair::{Engine, PairOptions};
+use crate::mechanism::Mechanism;
+use crate::query::Backend;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// The schema identifier every certificate carries.
+pub const SCHEMA_ID: &str = "shufflecert/certificate/v1";
+
+/// The JSON Schema of a certificate.
+pub const SCHEMA: &str = include_str!("../../schema/certificate-v1.schema.json");
+
+/// What the digest covers.
+const COVERS: &str =
+    "the RFC 8785 canonical form of the certificate without `created` and `digest`";
+
+/// How a computation was set up, as a certificate records it and `verify` reads it back.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub backend: Backend,
+    pub exact_ctx: ExactCtx,
+    pub options: PairOptions,
+    pub escalate_above: Option<f64>,
+}
+
+impl Settings {
+    pub fn to_json(&self) -> Value {
+        let (backend, precision) = match self.backend {
+            Backend::Interval => ("interval", None),
+            Backend::Mpfr { precision } => ("mpfr", Some(precision)),
+            Backend::Exact => ("exact", None),
+        };
+        json!({
+            "backend": backend,
+            "precision": precision,
+            "bracket_precision": self.exact_ctx.bracket_precision,
+            "engine": match self.options.engine {
+                Engine::Auto => "auto",
+                Engine::General => "general",
+                Engine::Binary => "binary",
+            },
+            "truncate": self.options.truncate,
+            "escalate_above": self.escalate_above.map(|w| format!("{w:e}")),
+            "max_memory_bytes": self.options.memory_limit,
+        })
+    }
+
+    /// The settings back from a certificate's `settings` (already schema-checked).
+    pub fn from_json(v: &Value) -> Result<Settings> {
+        let malformed = |field: &str| Error::argument(format!("settings.{field}"), "malformed");
+        let precision = v["precision"].as_u64().map(|p| p as u32);
+        let backend = match v["backend"].as_str() {
+            Some("interval") => Backend::Interval,
+            Some("exact") => Backend::Exact,
+            Some("mpfr") => Backend::Mpfr {
+                precision: precision.ok_or_else(|| malformed("precision"))?,
+            },
+            _ => return Err(malformed("backend")),
+        };
+        let engine = match v["engine"].as_str() {
+            Some("auto") => Engine::Auto,
+            Some("general") => Engine::General,
+            Some("binary") => Engine::Binary,
+            _ => return Err(malformed("engine")),
+        };
+        Ok(Settings {
+            backend,
+            exact_ctx: ExactCtx {
+                bracket_precision: v["bracket_precision"]
+                    .as_u64()
+                    .ok_or_else(|| malformed("bracket_precision"))?
+                    as u32,
+            },
+            options: PairOptions {
+                engine,
+                truncate: v["truncate"]
+                    .as_bool()
+                    .ok_or_else(|| malformed("truncate"))?,
+                truncation_bits: None,
+                memory_limit: v["max_memory_bytes"]
+                    .as_u64()
+                    .ok_or_else(|| malformed("max_memory_bytes"))?,
+            },
+            escalate_above: match &v["escalate_above"] {
+                Value::Null => None,
+                Value::String(s) => Some(s.parse().map_err(|_| malformed("escalate_above"))?),
+                _ => return Err(malformed("escalate_above")),
+            },
+        })
+    }
+}
+
+/// The parts of a certificate a command provides.
+pub struct Parts<'a> {
+    pub command: &'static str,
+    pub mechanism: &'a Mechanism,
+    pub settings: &'a Settings,
+    /// The claims, for audits.
+    pub claims: Option<Value>,
+    /// The command's report rendered with exact endpoints.
+    pub report: Value,
+    pub method: Value,
+    pub proofs_notes: Vec<&'static str>,
+}
+
+/// The mechanism as a certificate records it: as given, and exactly.
+fn mechanism_json(m: &Mechanism, exact: Value) -> Result<Value> {
+    let source = m.source.as_ref().ok_or_else(|| {
+        Error::Internal("a certificate needs the mechanism as the user gave it".into())
+    })?;
+    Ok(json!({ "given": source.spec, "text": source.text, "exact": exact }))
+}
+
+/// The certificate, digest included.
+pub fn seal(parts: Parts<'_>) -> Result<Value> {
+    let mechanism_exact = crate::enclosure::with_exact_endpoints(|| parts.mechanism.to_json());
+    let mut notes = parts.proofs_notes;
+    notes.sort_unstable();
+    notes.dedup();
+    let mut cert = json!({
+        "schema": SCHEMA_ID,
+        "tool": {
+            "name": "shufflecert",
+            "version": env!("CARGO_PKG_VERSION"),
+            "commit": env!("SHUFFLECERT_COMMIT"),
+        },
+        "created": created(),
+        "command": parts.command,
+        "mechanism": mechanism_json(parts.mechanism, mechanism_exact)?,
+        "settings": parts.settings.to_json(),
+        "report": parts.report,
+        "method": parts.method,
+        "proofs_notes": notes,
+    });
+    if let Some(claims) = parts.claims {
+        cert["claims"] = claims;
+    }
+    let value = digest(&cert)?;
+    cert["digest"] = json!({
+        "algorithm": "SHA-256",
+        "canonicalization": "RFC 8785",
+        "covers": COVERS,
+        "value": value,
+    });
+    Ok(cert)
+}
+
+/// The SHA-256 digest (lower-case hex) of the RFC 8785 canonical form of `cert` without its
+/// `created` and `digest` fields.
+pub fn digest(cert: &Value) -> Result<String> {
+    let Value::Object(map) = cert else {
+        return Err(Error::argument("certificate", "not a JSON object"));
+    };
+    let covered: Map<String, Value> = map
+        .iter()
+        .filter(|(k, _)| k.as_str() != "created" && k.as_str() != "digest")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let canonical = serde_json_canonicalizer::to_vec(&Value::Object(covered))
+        .map_err(|e| Error::Internal(format!("canonical JSON: {e}")))?;
+    Ok(Sha256::digest(&canonical)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Every way `cert` fails the certificate schema (empty when it conforms).
+pub fn schema_errors(cert: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(SCHEMA).expect("the embedded schema is valid JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the embedded schema compiles");
+    validator
+        .iter_errors(cert)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// The time stamp: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now, in UTC.
+fn created() -> String {
+    let seconds = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn the_digest_ignores_the_time_stamp_and_sees_everything_else() {
+        let a = json!({ "schema": SCHEMA_ID, "created": "2026-01-01T00:00:00Z", "b": [1, "x"], "a": { "z": 1, "y": 2 } });
+        let mut b = a.clone();
+        b["created"] = json!("2027-05-05T05:05:05Z");
+        assert_eq!(digest(&a).unwrap(), digest(&b).unwrap());
+        b["a"]["y"] = json!(3);
+        assert_ne!(digest(&a).unwrap(), digest(&b).unwrap());
+        // Key order does not matter (RFC 8785 sorts keys).
+        let c: Value =
+            serde_json::from_str(r#"{"a": {"y": 2, "z": 1}, "b": [1, "x"], "schema": "shufflecert/certificate/v1", "created": "x"}"#)
+                .unwrap();
+        assert_eq!(digest(&a).unwrap(), digest(&c).unwrap());
+    }
+}

@@ -1,0 +1,132 @@
+//! `--certificate OUT.json`: each command's report rendered with exact endpoints, its method and
+//! the proofs-notes that justify it, sealed by `certificate::seal` and written before anything is
+//! printed (a certificate that cannot be written is an error, and then nothing is reported).
+
+use crate::certificate::{Parts, Settings, seal};
+use crate::enclosure::{bound_text, with_exact_endpoints};
+use crate::error::{Error, Result};
+use crate::profile::{Profile, ProfileQuery};
+use crate::query::{Backend, Computed, PairQuery};
+use serde_json::{Value, json};
+
+/// Seals and writes a certificate.
+pub fn write(path: &str, parts: Parts<'_>) -> Result<()> {
+    let cert = seal(parts)?;
+    let text = serde_json::to_string_pretty(&cert).expect("JSON values serialise") + "\n";
+    std::fs::write(path, text).map_err(|e| Error::Io {
+        path: path.to_string(),
+        message: format!("cannot write the certificate: {e}"),
+    })
+}
+
+/// The settings of a computation.
+pub fn settings(
+    backend: Backend,
+    exact_ctx: crate::arith::exact::ExactCtx,
+    options: &crate::exact::pair::PairOptions,
+    escalate_above: Option<f64>,
+) -> Settings {
+    Settings {
+        backend,
+        exact_ctx,
+        options: options.clone(),
+        escalate_above,
+    }
+}
+
+/// The truncation depth the backend uses, `2^-bits` of each step's largest value (`None`: none).
+fn truncation_bits(backend: Backend, truncate: bool) -> Option<u32> {
+    match backend {
+        _ if !truncate => None,
+        Backend::Interval => Some(100),
+        Backend::Mpfr { precision } => Some(precision + 40),
+        Backend::Exact => None,
+    }
+}
+
+/// The notes behind every certified number, whatever the command.
+fn base_notes(engine: &str, arithmetic: &str, backend: Backend) -> Vec<&'static str> {
+    let mut notes = vec![
+        "README.md",
+        "arithmetic.md",
+        "mechanisms.md",
+        "privacy-curves.md",
+    ];
+    notes.push(if engine == "binary" {
+        "binary-fast-path.md"
+    } else {
+        "histogram-law.md"
+    });
+    if backend == Backend::Interval && arithmetic.contains("mpfr") {
+        notes.push("precision-escalation.md");
+    }
+    notes
+}
+
+/// The method of a pair computation.
+fn pair_method<R>(q: &PairQuery, computed: &Computed<R>) -> Value {
+    json!({
+        "route": "the pair (T_{n,k}, T_{n,k+1}) from T_{n-1,k} by the shift identities (Part I Lemma 4.2)",
+        "engine": computed.engine,
+        "arithmetic": computed.arithmetic,
+        "states": computed.states,
+        "truncation_bits": truncation_bits(q.backend, q.options.truncate),
+        "omitted_mass_bound": bound_text(&computed.omitted),
+        "canonical_cross_check_states": computed.canonical_states_checked,
+    })
+}
+
+/// The parts of a pair command's certificate.
+pub fn pair_parts<'a, R>(
+    command: &'static str,
+    q: &'a PairQuery,
+    settings: &'a Settings,
+    computed: &Computed<R>,
+    report: Value,
+    extra_notes: &[&'static str],
+) -> Parts<'a> {
+    let mut notes = base_notes(computed.engine, &computed.arithmetic, q.backend);
+    notes.extend_from_slice(extra_notes);
+    if computed.canonical_states_checked.is_some() {
+        notes.push("canonical-cross-check.md");
+    }
+    Parts {
+        command,
+        mechanism: &q.mechanism,
+        settings,
+        claims: None,
+        report,
+        method: with_exact_endpoints(|| pair_method(q, computed)),
+        proofs_notes: notes,
+    }
+}
+
+/// The method of a profile: the scan, and every pair it evaluated.
+pub fn profile_method(q: &ProfileQuery, p: &Profile) -> Value {
+    with_exact_endpoints(|| {
+        json!({
+            "route": "divide-and-conquer scan over k with data-processing pruning",
+            "engine": p.engine,
+            "arithmetic": p.arithmetic,
+            "truncation_bits": truncation_bits(q.backend, q.options.truncate),
+            "k_range": [p.k_range.0, p.k_range.1],
+            "pairs_evaluated": p.stats.pairs_evaluated,
+            "k_pruned": p.stats.k_pruned,
+            "nodes_bounded": p.stats.nodes_bounded,
+            "pairs_refined": p.stats.pairs_refined,
+        })
+    })
+}
+
+/// The notes behind a profile.
+pub fn profile_notes(q: &ProfileQuery, p: &Profile) -> Vec<&'static str> {
+    let mut notes = base_notes(p.engine, &p.arithmetic, q.backend);
+    notes.extend(["profile.md", "epsilon-for-delta.md", "ordered-curves.md"]);
+    if q.quantities
+        .iter()
+        .any(|x| matches!(x, crate::profile::Quantity::Renyi(_)))
+    {
+        notes.push("divergences.md");
+    }
+    notes
+}
