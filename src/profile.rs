@@ -69,6 +69,29 @@ impl Quantity {
         }
     }
 
+    /// The quantity as JSON: `{"kind": "delta", "eps": …}`, `{"kind": "epsilon", "delta": …}`
+    /// or `{"kind": "renyi", "order": …}` (exact numbers; `eps` as `ln(c)` for a given `e^ε`).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Quantity::Delta(t) => serde_json::json!({ "kind": "delta", "eps": t.eps_text() }),
+            Quantity::Epsilon(d) => {
+                serde_json::json!({ "kind": "epsilon", "delta": exact_string(d) })
+            }
+            Quantity::Renyi(a) => serde_json::json!({ "kind": "renyi", "order": exact_string(a) }),
+        }
+    }
+
+    /// The quantity back from [`Quantity::to_json`].
+    pub fn from_json(v: &serde_json::Value) -> Option<Quantity> {
+        let number = |key: &str| v[key].as_str().and_then(crate::enclosure::parse_rational);
+        match v["kind"].as_str()? {
+            "delta" => Threshold::from_text(v["eps"].as_str()?).map(Quantity::Delta),
+            "epsilon" => number("delta").map(Quantity::Epsilon),
+            "renyi" => number("order").map(Quantity::Renyi),
+            _ => None,
+        }
+    }
+
     /// Checks the quantity's parameter (a δ target in (0, 1), a Rényi order > 1).
     pub fn validate(&self) -> Result<()> {
         match self {
@@ -156,6 +179,39 @@ pub struct Profile {
     pub records: Vec<LeafRecord>,
     /// Per quantity, what the nodes closed without evaluating their leaves contribute.
     pub closed: Vec<ClosedNodes>,
+    /// Every range of k closed for a quantity at a node, and why: with the records, a proof
+    /// that covers every k (`verify` re-derives it).
+    pub closures: Vec<Closure>,
+}
+
+/// Why a range of k was closed for a quantity at a node (profile.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClosureKind {
+    /// The node's value is certainly below the best lower bound found (for ε: the node's δ at
+    /// the best ε is below the target).
+    Below,
+    /// The node's value lies below resolution; its upper end bounds every k below.
+    Ceiling,
+    /// Every k below is exactly 0 (δ or Rényi), or has ε = 0 (the node's TV ≤ D).
+    Tie,
+}
+
+impl ClosureKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClosureKind::Below => "below",
+            ClosureKind::Ceiling => "ceiling",
+            ClosureKind::Tie => "tie",
+        }
+    }
+}
+
+/// A range `[range.0, range.1)` of k closed for one quantity at a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Closure {
+    pub range: (u64, u64),
+    pub quantity: usize,
+    pub kind: ClosureKind,
 }
 
 /// What nodes closed without their leaves contribute to one quantity's row (besides the nodes
@@ -194,6 +250,18 @@ impl Profile {
             row.value = value;
             self.rows[slot] = row;
             self.closed[slot] = rescan.closed[j].clone();
+            self.closures.retain(|c| c.quantity != slot);
+            self.closures
+                .extend(
+                    rescan
+                        .closures
+                        .iter()
+                        .filter(|c| c.quantity == j)
+                        .map(|c| Closure {
+                            quantity: slot,
+                            ..c.clone()
+                        }),
+                );
             for record in &mut self.records {
                 record.qp[slot] = None;
                 record.pq[slot] = None;
@@ -340,6 +408,69 @@ impl PairJob for QuantitiesJob {
     }
 }
 
+/// The values of the `open` quantities on the pair `(T_{n,k}, T_{n,k+1})` of `pairs`, by the pair
+/// engine (with its escalation).
+pub fn pair_values(
+    pairs: &PairQuery,
+    quantities: &[Quantity],
+    open: &[bool],
+) -> Result<crate::query::Computed<PairValues>> {
+    answer(
+        pairs,
+        &QuantitiesJob {
+            quantities: quantities.to_vec(),
+            open: open.to_vec(),
+        },
+    )
+}
+
+/// The values of the `open` quantities on the node pair of `[lo, hi)` — the group of `n − hi`
+/// W0-users and `lo` W1-users plus the distinguished user (module docs) — built from scratch in
+/// the query's backend, not by the scan's incremental convolutions.
+pub fn node_values(
+    query: &ProfileQuery,
+    (lo, hi): (u64, u64),
+    open: &[bool],
+) -> Result<PairValues> {
+    match query.backend {
+        Backend::Exact => node_values_in::<Rational>(query, (lo, hi), open, &query.exact_ctx),
+        Backend::Interval => node_values_in::<Interval>(query, (lo, hi), open, &()),
+        Backend::Mpfr { precision } => {
+            node_values_in::<MpfrInterval>(query, (lo, hi), open, &MpfrCtx { precision })
+        }
+    }
+}
+
+fn node_values_in<S: Scalar>(
+    query: &ProfileQuery,
+    (lo, hi): (u64, u64),
+    open: &[bool],
+    ctx: &S::Ctx,
+) -> Result<PairValues> {
+    let n = usize::try_from(query.n).map_err(|_| Error::argument("--n", "too large"))?;
+    if !(lo < hi && hi <= query.n) {
+        return Err(Error::argument(
+            "range",
+            format!("[{lo}, {hi}) is not a range of k below n = {n}"),
+        ));
+    }
+    let channel = query.mechanism.channel::<S>(ctx)?;
+    let plan = plan::<S>(&query.mechanism, n, &query.options, ctx)?;
+    check_memory::<S>("a node pair", &plan, 3, n, query.options.memory_limit, ctx)?;
+    let (zeros, ones) = ((query.n - hi) as usize, lo as usize);
+    let pair = if plan.binary {
+        BinaryGroup::empty(plan.tau_bits, ctx)
+            .with_users(zeros, ones, &channel, ctx)
+            .pair(&channel, ctx)
+    } else {
+        let index = std::sync::Arc::new(SimplexIndex::new(query.mechanism.d(), n)?);
+        GeneralGroup::empty(index, plan.tau_bits, ctx)
+            .with_users(zeros, ones, &channel, ctx)
+            .pair(&channel, ctx)
+    };
+    evaluate_pair(&pair, &query.quantities, open, ctx)
+}
+
 impl Widths for PairValues {
     fn worst_relative_width(&self, floor: f64) -> f64 {
         self.qp
@@ -357,6 +488,8 @@ struct ScanState {
     best: Vec<Rational>,
     /// Per quantity, what closed nodes contribute.
     closed: Vec<ClosedNodes>,
+    /// Every range of k closed for a quantity at a node, and why.
+    closures: Vec<Closure>,
     records: Vec<LeafRecord>,
     stats: ProfileStats,
 }
@@ -466,19 +599,23 @@ impl<S: Scalar> Scan<'_, S> {
                         }
                         // δ(best) < D strictly ⇒ ε_k < best for every k below (δ is
                         // continuous and non-increasing in ε).
-                        *b <= 0
-                            || !curves.iter().all(|c| {
+                        let below = *b > 0
+                            && curves.iter().all(|c| {
                                 compare_quickly(
                                     c.quick_at_eps(b),
                                     || c.at_eps(b),
                                     target,
                                     target_f64,
                                 ) == Tri::Less
-                            })
+                            });
+                        closings.below(i, below)
                     }
-                    Quantity::Delta(t) if *b > 0 => !curves
-                        .iter()
-                        .all(|c| compare_quickly(t.quick_on(c), || t.on(c), b, bound) == Tri::Less),
+                    Quantity::Delta(t) if *b > 0 => closings.below(
+                        i,
+                        curves.iter().all(|c| {
+                            compare_quickly(t.quick_on(c), || t.on(c), b, bound) == Tri::Less
+                        }),
+                    ),
                     Quantity::Delta(t) => closings.settle(i, &[t.on(&curves[0]), t.on(&curves[1])]),
                     Quantity::Renyi(alpha) => {
                         let mut exact = || {
@@ -495,29 +632,38 @@ impl<S: Scalar> Scan<'_, S> {
                             let (f, reversed) = quick.get_or_insert_with(|| interval_copies(pair));
                             let quick_below =
                                 [&*f, &*reversed].map(|law| renyi(law, alpha, &()).compare(b));
-                            if quick_below.iter().all(|t| *t == Tri::Less) {
-                                return false;
-                            }
-                            if quick_below
-                                .iter()
-                                .any(|t| matches!(t, Tri::Greater | Tri::Equal))
-                            {
-                                return true;
-                            }
-                            return !exact().iter().all(|e| e.compare(b) == Tri::Less);
+                            let below = quick_below.iter().all(|t| *t == Tri::Less)
+                                || (!quick_below
+                                    .iter()
+                                    .any(|t| matches!(t, Tri::Greater | Tri::Equal))
+                                    && exact().iter().all(|e| e.compare(b) == Tri::Less));
+                            return closings.below(i, below);
                         }
                         closings.settle(i, &exact())
                     }
                 }
             })
             .collect();
-        if !closings.ceilings.is_empty() || !closings.zero_ties.is_empty() {
+        if !(closings.below.is_empty()
+            && closings.ceilings.is_empty()
+            && closings.zero_ties.is_empty())
+        {
             let mut state = self.state.lock().expect("scan state");
+            let closure = |quantity, kind| Closure {
+                range,
+                quantity,
+                kind,
+            };
+            for i in closings.below {
+                state.closures.push(closure(i, ClosureKind::Below));
+            }
             for (i, hi) in closings.ceilings {
+                state.closures.push(closure(i, ClosureKind::Ceiling));
                 let c = &mut state.closed[i].ceiling;
                 *c = Some(c.take().map_or(hi.clone(), |old| old.max(hi)));
             }
             for i in closings.zero_ties {
+                state.closures.push(closure(i, ClosureKind::Tie));
                 state.closed[i].zero_ties.push(range);
             }
         }
@@ -613,15 +759,25 @@ impl<S: Scalar> Scan<'_, S> {
     }
 }
 
-/// The quantities a node closes without a positive lower bound to compare with: ranges of
-/// exact ties at 0, and ceilings of values below resolution.
+/// The quantities a node closes: strictly below the best lower bound, or, without a positive
+/// lower bound to compare with, as exact ties at 0 or with a ceiling below resolution.
 #[derive(Default)]
 struct Closings {
+    below: Vec<usize>,
     zero_ties: Vec<usize>,
     ceilings: Vec<(usize, Endpoint)>,
 }
 
 impl Closings {
+    /// Records quantity i as closed strictly below the best lower bound when `below`; returns
+    /// whether it stays open.
+    fn below(&mut self, i: usize, below: bool) -> bool {
+        if below {
+            self.below.push(i);
+        }
+        !below
+    }
+
     /// For quantity i, whose node values in both directions are `both` while no pair has a
     /// positive lower bound: exactly 0 means every k below is exactly 0 too (a tie); lower ends
     /// 0 with a positive upper end mean the value lies below resolution, and the node's upper end
@@ -704,6 +860,7 @@ fn scan_in<S: Scalar>(
         state: Mutex::new(ScanState {
             best: vec![Rational::new(); slots],
             closed: vec![ClosedNodes::default(); slots],
+            closures: Vec::new(),
             records: Vec::new(),
             stats: ProfileStats::default(),
         }),
@@ -728,7 +885,12 @@ fn scan_in<S: Scalar>(
         "general"
     };
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
-    let state = scan.state.into_inner().expect("scan state");
+    let mut state = scan.state.into_inner().expect("scan state");
+    // In order, whatever order the threads finished in.
+    state.records.sort_by_key(|r| r.k);
+    state
+        .closures
+        .sort_by_key(|c| (c.quantity, c.range.0, c.range.1));
     let rows = assemble(&query.quantities, &state.records, &state.closed)?;
     Ok(Profile {
         rows,
@@ -739,6 +901,7 @@ fn scan_in<S: Scalar>(
         engine,
         records: state.records,
         closed: state.closed,
+        closures: state.closures,
     })
 }
 

@@ -203,6 +203,14 @@ impl Threshold {
         }
     }
 
+    /// The threshold back from [`Threshold::eps_text`].
+    pub fn from_text(text: &str) -> Option<Threshold> {
+        match text.strip_prefix("ln(").and_then(|t| t.strip_suffix(')')) {
+            Some(c) => crate::enclosure::parse_rational(c).map(Threshold::ExpEps),
+            None => crate::enclosure::parse_rational(text).map(Threshold::Eps),
+        }
+    }
+
     /// ε as a decimal string (exact), or `ln(p/q)` for an `e^ε` given directly.
     pub fn eps_text(&self) -> String {
         match self {

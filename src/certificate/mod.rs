@@ -17,6 +17,9 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 /// The schema identifier every certificate carries.
+pub mod reference;
+pub mod verify;
+
 pub const SCHEMA_ID: &str = "shufflecert/certificate/v1";
 
 /// The JSON Schema of a certificate.

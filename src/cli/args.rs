@@ -35,6 +35,20 @@ pub enum Command {
     /// Published amplification bounds (FMT21, FMT23, Wang et al., Balle et al.) beside the
     /// certified ε of the mechanism and of the boundary pair, per n (Part I Table 6, extended).
     Compare(CompareArgs),
+    /// Check a certificate: its schema and digest, the mechanism against its source, and every
+    /// result re-derived by independent routes.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The certificate to check.
+    #[arg(value_name = "CERT.json")]
+    pub certificate: String,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

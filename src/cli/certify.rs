@@ -5,7 +5,7 @@
 use crate::certificate::{Parts, Settings, seal};
 use crate::enclosure::{bound_text, with_exact_endpoints};
 use crate::error::{Error, Result};
-use crate::profile::{Profile, ProfileQuery};
+use crate::profile::{Profile, ProfileQuery, Quantity};
 use crate::query::{Backend, Computed, PairQuery};
 use serde_json::{Value, json};
 
@@ -114,6 +114,20 @@ pub fn profile_method(q: &ProfileQuery, p: &Profile) -> Value {
             "k_pruned": p.stats.k_pruned,
             "nodes_bounded": p.stats.nodes_bounded,
             "pairs_refined": p.stats.pairs_refined,
+            "quantities": q.quantities.iter().map(Quantity::to_json).collect::<Vec<_>>(),
+            "records": p.records.iter().map(|r| {
+                let values = |v: &[Option<crate::enclosure::Enclosure>]| -> Vec<Value> {
+                    v.iter()
+                        .map(|e| e.as_ref().map_or(Value::Null, |e| e.to_json()))
+                        .collect()
+                };
+                json!({ "k": r.k, "qp": values(&r.qp), "pq": values(&r.pq) })
+            }).collect::<Vec<_>>(),
+            "closures": p.closures.iter().map(|c| json!({
+                "range": [c.range.0, c.range.1],
+                "quantity": c.quantity,
+                "kind": c.kind.name(),
+            })).collect::<Vec<_>>(),
         })
     })
 }

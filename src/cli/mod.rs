@@ -220,6 +220,28 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::compare_text(&query, &local, &rows),
             ))
         }
+        Command::Verify(a) => {
+            let text = std::fs::read_to_string(&a.certificate).map_err(|e| Error::Io {
+                path: a.certificate.clone(),
+                message: format!("cannot read the certificate: {e}"),
+            })?;
+            let v = crate::certificate::verify::verify(&text).map_err(|e| {
+                Error::argument(a.certificate.clone(), format!("malformed certificate: {e}"))
+            })?;
+            let stdout = render(
+                a.json,
+                || output::verify_json(&a.certificate, &v),
+                || output::verify_text(&a.certificate, &v),
+            );
+            let failure = (!v.valid()).then(|| {
+                format!(
+                    "verify: {} is INVALID ({} problem(s))",
+                    a.certificate,
+                    v.problems.len()
+                )
+            });
+            Ok(Outcome { stdout, failure })
+        }
         Command::Check(a) => {
             if a.pair.common.certificate.is_some() {
                 return Err(Error::argument(

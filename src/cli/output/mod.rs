@@ -15,6 +15,40 @@ mod profile;
 
 pub use asymptotic::{ConstantsRange, check_json, check_text, constants_json, constants_text};
 pub use audit::{audit_json, audit_text};
+
+/// `verify` as text: the verdict, the routes, and every problem.
+pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> String {
+    let mut s = format!("shufflecert verify: {path} ({} certificate)\n", v.command);
+    if v.valid() {
+        s += &format!(
+            "VALID: {} certified value(s) confirmed by independent routes\n",
+            v.confirmed
+        );
+    } else {
+        s += &format!("INVALID: {} problem(s)\n", v.problems.len());
+        for p in &v.problems {
+            s += &format!("  - {p}\n");
+        }
+    }
+    s += "routes:\n";
+    for r in &v.routes {
+        s += &format!("  - {r}\n");
+    }
+    s
+}
+
+/// `verify` as JSON.
+pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> Value {
+    json!({
+        "command": "verify",
+        "certificate": path,
+        "certificate_command": v.command,
+        "valid": v.valid(),
+        "confirmed": v.confirmed,
+        "routes": v.routes,
+        "problems": v.problems,
+    })
+}
 pub use compare::{compare_json, compare_text};
 pub use profile::{profile_json, profile_text};
 

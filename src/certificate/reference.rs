@@ -1,0 +1,119 @@
+//! A small reference for `verify` that shares no arithmetic code with the engine: the pair
+//! `(T_{n,k}, T_{n,k+1})` and its curves in pure-Rust rationals (`num-rational`/`num-bigint`,
+//! not GMP), by a plain dynamic program over histograms in a hash map, for rational mechanisms
+//! of modest size.  An irrational `e^ε` is bracketed by a Taylor series with an explicit
+//! remainder bound, so δ, non-increasing in `e^ε`, is enclosed between its values at the two
+//! ends.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+use std::collections::HashMap;
+
+/// Largest number of users the reference takes on.
+pub const MAX_USERS: u64 = 12;
+
+type Law = HashMap<Vec<u32>, BigRational>;
+
+/// A decimal or fraction string as a `BigRational` (`None` when malformed).
+pub fn parse(text: &str) -> Option<BigRational> {
+    let q = crate::enclosure::parse_rational(text)?;
+    Some(BigRational::new(
+        q.numer().to_string().parse::<BigInt>().ok()?,
+        q.denom().to_string().parse::<BigInt>().ok()?,
+    ))
+}
+
+/// `law` after one more user with output law `w`.
+fn add_user(law: &Law, w: &[BigRational]) -> Law {
+    let mut out = Law::new();
+    for (h, p) in law {
+        for (y, wy) in w.iter().enumerate() {
+            if wy.is_zero() {
+                continue;
+            }
+            let mut g = h.clone();
+            g[y] += 1;
+            *out.entry(g).or_insert_with(BigRational::zero) += p * wy;
+        }
+    }
+    out
+}
+
+/// `(T_{n,k}, T_{n,k+1})` on histograms.
+pub fn pair(w0: &[BigRational], w1: &[BigRational], n: u64, k: u64) -> (Law, Law) {
+    let mut common = Law::new();
+    common.insert(vec![0; w0.len()], BigRational::one());
+    for user in 0..n - 1 {
+        common = add_user(&common, if user < k { w1 } else { w0 });
+    }
+    (add_user(&common, w0), add_user(&common, w1))
+}
+
+/// `Σ_N (a(N) − c b(N))₊`.
+pub fn positive_part(a: &Law, b: &Law, c: &BigRational) -> BigRational {
+    let zero = BigRational::zero();
+    let mut keys: Vec<&Vec<u32>> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|h| a.get(h).unwrap_or(&zero) - c * b.get(h).unwrap_or(&zero))
+        .filter(|x| x.is_positive())
+        .fold(BigRational::zero(), |s, x| s + x)
+}
+
+/// Rationals `lo ≤ e^x ≤ hi` for a rational `x ≥ 0`: `e^x = (e^{x/m})^m` with `x/m ≤ 1/2`, and
+/// `e^y` for `0 ≤ y ≤ 1/2` between the Taylor sum `S_N` and `S_N + 2 y^{N+1}/(N+1)!` (the
+/// remainder is `e^ξ y^{N+1}/(N+1)!` with `e^ξ ≤ e^{1/2} < 2`).
+pub fn exp_bracket(x: &BigRational) -> (BigRational, BigRational) {
+    assert!(!x.is_negative());
+    let half = BigRational::new(BigInt::from(1), BigInt::from(2));
+    let mut m: u32 = 1;
+    while x / BigRational::from_integer(BigInt::from(m)) > half {
+        m *= 2;
+    }
+    let y = x / BigRational::from_integer(BigInt::from(m));
+    let (mut sum, mut term) = (BigRational::one(), BigRational::one());
+    let terms = 40;
+    for j in 1..=terms {
+        term = term * &y / BigRational::from_integer(BigInt::from(j));
+        sum += &term;
+    }
+    let remainder = &term * &y / BigRational::from_integer(BigInt::from(terms + 1))
+        * BigRational::from_integer(BigInt::from(2));
+    let (lo, hi) = (sum.clone(), sum + remainder);
+    (
+        num_traits::pow(lo, m as usize),
+        num_traits::pow(hi, m as usize),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_brackets_contain_e() {
+        let (lo, hi) = exp_bracket(&BigRational::one());
+        let e_lo = parse("2.718281828459045235360287471352").unwrap();
+        let e_hi = parse("2.718281828459045235360287471353").unwrap();
+        assert!(lo <= e_hi && hi >= e_lo && lo < hi);
+        assert!(&hi - &lo < parse("1e-30").unwrap());
+        let (lo, hi) = exp_bracket(&parse("3.7").unwrap());
+        // e^3.7 = 40.4473043600674...
+        assert!(lo < parse("40.44730436006739").unwrap() + parse("1e-12").unwrap());
+        assert!(hi > parse("40.44730436006738").unwrap());
+    }
+
+    #[test]
+    fn the_pair_is_two_laws() {
+        let w0 = [parse("1/3").unwrap(), parse("2/3").unwrap()];
+        let w1 = [parse("3/4").unwrap(), parse("1/4").unwrap()];
+        let (p, q) = pair(&w0, &w1, 4, 1);
+        let total = |l: &Law| l.values().fold(BigRational::zero(), |s, x| s + x);
+        assert!(total(&p).is_one() && total(&q).is_one());
+        // TV(P, Q) = δ at c = 1 is symmetric.
+        let one = BigRational::one();
+        assert_eq!(positive_part(&q, &p, &one), positive_part(&p, &q, &one));
+    }
+}

@@ -1,0 +1,849 @@
+//! `verify`: a certificate checked by someone who trusts nothing in it.
+//!
+//! In order: the certificate must conform to the schema (else it is *malformed*); its digest must
+//! match the RFC 8785 canonical form of its fields; the mechanism rebuilt from exactly what the
+//! user gave must have the rows the certificate records; then every result is re-derived by
+//! routes independent of the one that produced it, and each certified endpoint must be shown
+//! sound by some route: a certified lower end at or below a recomputed lower end, a certified
+//! upper end at or above a recomputed upper end (two enclosures of one number that do not meet
+//! prove one of them wrong). Routes (`proofs-notes/certificates.md`):
+//!
+//! * **mpfr**: the same quantities in MPFR intervals at a higher precision;
+//! * **exact**: exact rationals, where the mechanism is rational and the problem small;
+//! * **reference**: a pure-Rust rational evaluator sharing no arithmetic with the engine, for
+//!   rational mechanisms with at most 12 users;
+//! * **k = 0 closed form**: the canonical likelihood ratio, checked on every state of a boundary
+//!   pair by the recomputation;
+//! * **witnesses**: for ε, δ re-evaluated at the certified thresholds;
+//! * **profile proof**: every evaluated pair recomputed in MPFR, every range of k closed at a
+//!   node re-derived from that node's pair built from scratch, and every k covered exactly once.
+
+use super::reference;
+use super::{SCHEMA_ID, Settings, digest, schema_errors};
+use crate::arith::ln_bracket;
+use crate::audit::verdict::{Side, judge};
+use crate::enclosure::{Enclosure, Endpoint, exact_string, parse_rational};
+use crate::error::{Error, Result};
+use crate::exact::curve::Direction;
+use crate::mechanism::{Mechanism, MechanismSource};
+use crate::profile::{ClosureKind, ProfileQuery, Quantity, node_values, pair_values};
+use crate::query::{Backend, DeltaJob, DivergenceJob, EpsilonJob, PairQuery, Threshold, answer};
+use rug::Rational;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The outcome of a verification.
+#[derive(Clone, Debug, Default)]
+pub struct Verification {
+    pub command: String,
+    /// The routes that re-derived the results.
+    pub routes: Vec<String>,
+    /// Certified values whose endpoints were both shown sound.
+    pub confirmed: usize,
+    /// Everything that failed, each naming the field and the numbers that disagree.
+    pub problems: Vec<String>,
+}
+
+impl Verification {
+    pub fn valid(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// One certified value and which of its endpoints some route has shown sound.
+struct Tracked {
+    certified: Enclosure,
+    lo_shown: bool,
+    hi_shown: bool,
+    seen_by: Vec<String>,
+}
+
+/// The bookkeeping of a verification.
+#[derive(Default)]
+struct Tally {
+    values: BTreeMap<String, Tracked>,
+    routes: Vec<String>,
+    problems: Vec<String>,
+}
+
+impl Tally {
+    fn route(&mut self, route: impl Into<String>) {
+        let route = route.into();
+        if !self.routes.contains(&route) {
+            self.routes.push(route);
+        }
+    }
+
+    fn problem(&mut self, p: impl Into<String>) {
+        self.problems.push(p.into());
+    }
+
+    /// Registers a certified value (shown sound trivially where the quantity's range is).
+    fn certified(&mut self, field: &str, certified: Enclosure, nonnegative: bool) {
+        let zero = Endpoint::Finite(Rational::new());
+        let lo_shown =
+            certified.lo() == &Endpoint::NegInf || nonnegative && certified.lo() <= &zero;
+        let hi_shown = certified.hi() == &Endpoint::PosInf;
+        self.values.insert(
+            field.to_string(),
+            Tracked {
+                certified,
+                lo_shown,
+                hi_shown,
+                seen_by: Vec::new(),
+            },
+        );
+    }
+
+    /// Holds a recomputed enclosure of a registered value against it.
+    fn recomputed(&mut self, field: &str, recomputed: &Enclosure, route: &str) {
+        let Some(t) = self.values.get_mut(field) else {
+            self.problems.push(format!(
+                "{field}: recomputed by {route} but absent from the certificate"
+            ));
+            return;
+        };
+        if !t.certified.overlaps(recomputed) {
+            let c = t.certified.clone();
+            self.problems.push(format!(
+                "{field}: the certified {c} and the recomputed {recomputed} ({route}) are disjoint"
+            ));
+            return;
+        }
+        t.lo_shown |= t.certified.lo() <= recomputed.lo();
+        t.hi_shown |= t.certified.hi() >= recomputed.hi();
+        t.seen_by.push(route.to_string());
+    }
+
+    /// Marks a value's lower end shown sound by `route`.
+    fn lower_shown(&mut self, field: &str, route: &str) {
+        if let Some(t) = self.values.get_mut(field) {
+            t.lo_shown = true;
+            t.seen_by.push(route.to_string());
+        }
+    }
+
+    /// Marks a value's upper end shown sound.
+    fn upper_shown(&mut self, field: &str) {
+        if let Some(t) = self.values.get_mut(field) {
+            t.hi_shown = true;
+        }
+    }
+
+    fn finish(mut self, command: &str) -> Verification {
+        let mut confirmed = 0;
+        for (field, t) in &self.values {
+            match (t.lo_shown, t.hi_shown) {
+                (true, true) => confirmed += 1,
+                (lo, _) => self.problems.push(format!(
+                    "{field}: the certified {} has its {} end not confirmed by {}",
+                    t.certified,
+                    if lo { "upper" } else { "lower" },
+                    if t.seen_by.is_empty() {
+                        "any route".to_string()
+                    } else {
+                        t.seen_by.join(", ")
+                    }
+                )),
+            }
+        }
+        Verification {
+            command: command.to_string(),
+            routes: self.routes,
+            confirmed,
+            problems: self.problems,
+        }
+    }
+}
+
+/// An enclosure with exact endpoints from `{"lo": "…", "hi": "…"}`.
+fn enclosure_at(v: &Value, field: &str) -> Result<Enclosure> {
+    let endpoint = |key: &str| -> Result<Endpoint> {
+        match v[key].as_str() {
+            Some("inf") => Ok(Endpoint::PosInf),
+            Some("-inf") => Ok(Endpoint::NegInf),
+            Some(t) => parse_rational(t).map(Endpoint::Finite).ok_or_else(|| {
+                Error::argument(field, format!("{key} is not an exact number: {t}"))
+            }),
+            None => Err(Error::argument(field, format!("{key} is missing"))),
+        }
+    };
+    let (lo, hi) = (endpoint("lo")?, endpoint("hi")?);
+    if lo > hi {
+        return Err(Error::argument(
+            field,
+            "its lower end exceeds its upper end",
+        ));
+    }
+    Ok(Enclosure::new(lo, hi))
+}
+
+fn u64_at(v: &Value, field: &str) -> Result<u64> {
+    v.as_u64()
+        .ok_or_else(|| Error::argument(field, "expected a whole number"))
+}
+
+/// Verifies a certificate's text.  An error means *malformed* (not JSON, not a certificate of
+/// this schema, or fields that cannot be read back); an invalid certificate is a verification
+/// with problems.
+pub fn verify(text: &str) -> Result<Verification> {
+    let cert: Value = serde_json::from_str(text)
+        .map_err(|e| Error::argument("certificate", format!("not JSON: {e}")))?;
+    if cert["schema"] != SCHEMA_ID {
+        return Err(Error::argument(
+            "schema",
+            format!("expected \"{SCHEMA_ID}\", got {}", cert["schema"]),
+        ));
+    }
+    if let Some(first) = schema_errors(&cert).first() {
+        return Err(Error::argument(
+            "certificate",
+            format!("does not conform to the schema: {first}"),
+        ));
+    }
+    let mut tally = Tally::default();
+    let stored = cert["digest"]["value"].as_str().unwrap_or_default();
+    let computed = digest(&cert)?;
+    if stored != computed {
+        tally.problem(format!(
+            "digest: the stored SHA-256 {stored} is not the digest {computed} of the certificate's contents"
+        ));
+    }
+    let command = cert["command"].as_str().unwrap_or_default().to_string();
+    let source = MechanismSource {
+        spec: cert["mechanism"]["given"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        text: cert["mechanism"]["text"].as_str().map(str::to_string),
+    };
+    let mechanism = match source.load() {
+        Ok(m) => m,
+        Err(e) => {
+            tally.problem(format!("mechanism.given: cannot be read back: {e}"));
+            return Ok(tally.finish(&command));
+        }
+    };
+    let exact = crate::enclosure::with_exact_endpoints(|| mechanism.to_json());
+    if exact != cert["mechanism"]["exact"] {
+        tally.problem(format!(
+            "mechanism.exact: records {}, but the mechanism as given is {exact}",
+            cert["mechanism"]["exact"]
+        ));
+    }
+    if cert["report"]["mechanism"] != cert["mechanism"]["exact"] {
+        tally.problem("report.mechanism: differs from mechanism.exact");
+    }
+    let settings = Settings::from_json(&cert["settings"])?;
+    let report = &cert["report"];
+    match command.as_str() {
+        "delta" | "epsilon" | "divergences" => {
+            verify_pair(&command, report, &mechanism, &settings, &mut tally)?
+        }
+        "profile" => verify_profile(report, &cert["method"], &mechanism, &settings, &mut tally)?,
+        other => {
+            return Err(Error::argument(
+                "command",
+                format!("{other} certificates are not verified by this version"),
+            ));
+        }
+    }
+    Ok(tally.finish(&command))
+}
+
+/// The precision of the independent MPFR route: at least 256 bits, twice the original's.
+fn higher_precision(settings: &Settings) -> u32 {
+    match settings.backend {
+        Backend::Interval => 256,
+        Backend::Mpfr { precision } => (2 * precision).max(256),
+        Backend::Exact => (2 * settings.exact_ctx.bracket_precision).max(256),
+    }
+}
+
+/// Whether exact rationals can redo this pair in reasonable time and memory.
+fn exact_affordable(m: &Mechanism, n: u64, settings: &Settings) -> bool {
+    m.is_rational()
+        && (settings.backend == Backend::Exact
+            || if m.d() == 2 {
+                n <= 400
+            } else {
+                crate::exact::histogram::histogram_count(n, m.d()).is_some_and(|c| c <= 5000)
+            })
+}
+
+/// The pair query of a certificate in a route's backend.
+fn pair_query(m: &Mechanism, n: u64, k: u64, settings: &Settings, backend: Backend) -> PairQuery {
+    PairQuery {
+        mechanism: m.clone(),
+        n,
+        k,
+        options: settings.options.clone(),
+        backend,
+        exact_ctx: settings.exact_ctx,
+        escalate_above: None,
+    }
+}
+
+/// The certified values of a pair report, by field.
+fn pair_fields(command: &str, report: &Value) -> Result<Vec<(String, Enclosure)>> {
+    let mut fields = Vec::new();
+    let mut add = |path: String, v: &Value| -> Result<()> {
+        let e = enclosure_at(v, &path)?;
+        fields.push((path, e));
+        Ok(())
+    };
+    match command {
+        "delta" => {
+            for (i, r) in report["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                for key in ["delta_qp", "delta_pq", "delta_two_sided"] {
+                    add(format!("results.{i}.{key}"), &r[key])?;
+                }
+            }
+        }
+        "epsilon" => {
+            for key in ["eps_qp", "eps_pq", "eps_two_sided"] {
+                add(key.to_string(), &report[key])?;
+            }
+        }
+        _ => {
+            for key in ["tv", "kl_qp", "kl_pq", "jsd", "chi2_qp", "hellinger2"] {
+                add(key.to_string(), &report[key])?;
+            }
+            for key in ["renyi_qp", "renyi_pq"] {
+                for (i, r) in report[key].as_array().into_iter().flatten().enumerate() {
+                    add(format!("{key}.{i}.value"), &r["value"])?;
+                }
+            }
+        }
+    }
+    Ok(fields)
+}
+
+/// Recomputes a pair report's values in one route.
+fn pair_route(
+    command: &str,
+    report: &Value,
+    query: &PairQuery,
+) -> Result<(Vec<(String, Enclosure)>, bool)> {
+    let mut out = Vec::new();
+    let canonical;
+    match command {
+        "delta" => {
+            let thresholds = report["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| {
+                    r["eps"]
+                        .as_str()
+                        .and_then(Threshold::from_text)
+                        .ok_or_else(|| Error::argument("report.results.eps", "unreadable"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let c = answer(query, &DeltaJob { thresholds })?;
+            canonical = c.canonical_states_checked.is_some();
+            for (i, r) in c.result.iter().enumerate() {
+                out.push((format!("results.{i}.delta_qp"), r.qp.clone()));
+                out.push((format!("results.{i}.delta_pq"), r.pq.clone()));
+                out.push((format!("results.{i}.delta_two_sided"), r.two_sided.clone()));
+            }
+        }
+        "epsilon" => {
+            let delta = report["delta"]
+                .as_str()
+                .and_then(parse_rational)
+                .ok_or_else(|| Error::argument("report.delta", "unreadable"))?;
+            let c = answer(query, &EpsilonJob { delta })?;
+            canonical = c.canonical_states_checked.is_some();
+            out.push(("eps_qp".into(), c.result.qp.eps.clone()));
+            out.push(("eps_pq".into(), c.result.pq.eps.clone()));
+            out.push(("eps_two_sided".into(), c.result.two_sided.clone()));
+        }
+        _ => {
+            let renyi_orders = report["renyi_qp"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| {
+                    r["order"]
+                        .as_str()
+                        .and_then(parse_rational)
+                        .ok_or_else(|| Error::argument("report.renyi_qp.order", "unreadable"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let c = answer(query, &DivergenceJob { renyi_orders })?;
+            canonical = c.canonical_states_checked.is_some();
+            let d = c.result;
+            for (key, e) in [
+                ("tv", d.tv),
+                ("kl_qp", d.kl_qp),
+                ("kl_pq", d.kl_pq),
+                ("jsd", d.jsd),
+                ("chi2_qp", d.chi2_qp),
+                ("hellinger2", d.hellinger2),
+            ] {
+                out.push((key.into(), e));
+            }
+            for (key, list) in [("renyi_qp", d.renyi_qp), ("renyi_pq", d.renyi_pq)] {
+                for (i, (_, e)) in list.into_iter().enumerate() {
+                    out.push((format!("{key}.{i}.value"), e));
+                }
+            }
+        }
+    }
+    Ok((out, canonical))
+}
+
+fn verify_pair(
+    command: &str,
+    report: &Value,
+    m: &Mechanism,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let n = u64_at(&report["n"], "report.n")?;
+    let k = u64_at(&report["k"], "report.k")?;
+    // Curves, divergences and ε are ≥ 0 (a log-ratio divergence too).
+    for (field, e) in pair_fields(command, report)? {
+        tally.certified(&field, e, true);
+    }
+    let mut routes = vec![(
+        format!("mpfr-{}", higher_precision(settings)),
+        Backend::Mpfr {
+            precision: higher_precision(settings),
+        },
+    )];
+    if exact_affordable(m, n, settings) {
+        routes.push(("exact".to_string(), Backend::Exact));
+    }
+    for (label, backend) in routes {
+        let (values, canonical) =
+            pair_route(command, report, &pair_query(m, n, k, settings, backend))?;
+        tally.route(label.clone());
+        if canonical {
+            tally.route("k = 0 closed form (every state of the recomputed pair)");
+        }
+        for (field, e) in values {
+            tally.recomputed(&field, &e, &label);
+        }
+    }
+    if command == "delta" {
+        reference_route(report, m, n, k, tally)?;
+    }
+    if command == "epsilon" {
+        witnesses(report, m, n, k, settings, tally)?;
+    }
+    Ok(())
+}
+
+/// The pure-Rust rational reference, for δ of rational mechanisms with at most 12 users.
+fn reference_route(report: &Value, m: &Mechanism, n: u64, k: u64, tally: &mut Tally) -> Result<()> {
+    let Some([w0, w1]) = m.rational_rows() else {
+        return Ok(());
+    };
+    if n > reference::MAX_USERS || m.d() > 4 {
+        return Ok(());
+    }
+    let big = |row: &[Rational]| -> Vec<num_rational::BigRational> {
+        row.iter()
+            .map(|q| reference::parse(&exact_string(q)).expect("an exact rational"))
+            .collect()
+    };
+    let (p, q) = reference::pair(&big(&w0), &big(&w1), n, k);
+    let label = "reference (num-rational, no GMP)";
+    tally.route(label);
+    let from_big = |x: &num_rational::BigRational| {
+        parse_rational(&format!("{}/{}", x.numer(), x.denom())).expect("a rational")
+    };
+    for (i, r) in report["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Some(threshold) = r["eps"].as_str().and_then(Threshold::from_text) else {
+            continue;
+        };
+        let (c_lo, c_hi) = match threshold {
+            Threshold::ExpEps(c) => {
+                let c = reference::parse(&exact_string(&c)).expect("an exact rational");
+                (c.clone(), c)
+            }
+            Threshold::Eps(e) => reference::exp_bracket(
+                &reference::parse(&exact_string(&e)).expect("an exact rational"),
+            ),
+        };
+        for (key, upper, lower) in [("delta_qp", &q, &p), ("delta_pq", &p, &q)] {
+            // δ is non-increasing in e^ε: between its values at the bracket's two ends.
+            let e = Enclosure::from_rationals(
+                from_big(&reference::positive_part(upper, lower, &c_hi)),
+                from_big(&reference::positive_part(upper, lower, &c_lo)),
+            );
+            tally.recomputed(&format!("results.{i}.{key}"), &e, label);
+        }
+    }
+    Ok(())
+}
+
+/// ε certificates: δ at each certified threshold, re-evaluated in MPFR, and the certified ε
+/// interval against `ln` of those thresholds.
+fn witnesses(
+    report: &Value,
+    m: &Mechanism,
+    n: u64,
+    k: u64,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let delta = report["delta"]
+        .as_str()
+        .and_then(parse_rational)
+        .unwrap_or_default();
+    let precision = higher_precision(settings);
+    let query = pair_query(m, n, k, settings, Backend::Mpfr { precision });
+    let label = format!("witnesses (δ at the certified thresholds, mpfr-{precision})");
+    tally.route(label.clone());
+    for dir in [Direction::Qp, Direction::Pq] {
+        let w = &report["witnesses"][dir.key()];
+        let eps = enclosure_at(&report[format!("eps_{}", dir.key())], "eps")?;
+        let threshold = |key: &str| w[key].as_str().and_then(parse_rational);
+        let at = |c: &Rational| -> Result<Enclosure> {
+            let rows = answer(
+                &query,
+                &DeltaJob {
+                    thresholds: vec![Threshold::ExpEps(c.clone())],
+                },
+            )?;
+            Ok(match dir {
+                Direction::Qp => rows.result[0].qp.clone(),
+                Direction::Pq => rows.result[0].pq.clone(),
+            })
+        };
+        let field = format!("witnesses.{}", dir.key());
+        if let Some(hi) = threshold("exp_eps_hi") {
+            let d = at(&hi)?;
+            if judge(&d, Side::AtMost, &delta) != crate::audit::verdict::Verdict::Sound {
+                tally.problem(format!(
+                    "{field}.exp_eps_hi: δ there is {d}, not certainly ≤ {}",
+                    exact_string(&delta)
+                ));
+            }
+            if eps.hi() < &Endpoint::Finite(ln_bracket(&hi, precision).1) {
+                tally.problem(format!(
+                    "eps_{}: upper end {} below ln of its witness",
+                    dir.key(),
+                    eps
+                ));
+            }
+        }
+        if let Some(lo) = threshold("exp_eps_lo").filter(|c| *c > 1) {
+            let d = at(&lo)?;
+            if d.compare(&delta) != crate::enclosure::Tri::Greater {
+                tally.problem(format!(
+                    "{field}.exp_eps_lo: δ there is {d}, not certainly > {}",
+                    exact_string(&delta)
+                ));
+            }
+            if eps.lo() > &Endpoint::Finite(ln_bracket(&lo, precision).0) {
+                tally.problem(format!(
+                    "eps_{}: lower end {} above ln of its witness",
+                    dir.key(),
+                    eps
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A profile certificate: its proof re-derived.
+fn verify_profile(
+    report: &Value,
+    method: &Value,
+    m: &Mechanism,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let n = u64_at(&report["n"], "report.n")?;
+    let range = &report["k_range"];
+    let (a, b) = (
+        u64_at(&range[0], "report.k_range")?,
+        u64_at(&range[1], "report.k_range")?,
+    );
+    let quantities = method["quantities"]
+        .as_array()
+        .ok_or_else(|| Error::argument("method.quantities", "missing"))?
+        .iter()
+        .map(|q| {
+            Quantity::from_json(q)
+                .ok_or_else(|| Error::argument("method.quantities", format!("unreadable: {q}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // The certified rows, by quantity.  A row's lower end is shown by a recomputed pair that
+    // reaches it; its upper end by every k being covered — by recomputed pairs below it, or by
+    // closed ranges that their node pairs bear out.
+    let rows = profile_rows(report, &quantities)?;
+    for (field, value, _) in &rows {
+        tally.certified(field, value.clone(), true);
+    }
+    let problems_before = tally.problems.len();
+    let mut upper_ok = vec![true; quantities.len()];
+    let query = ProfileQuery {
+        mechanism: m.clone(),
+        n,
+        k_range: Some((a, b)),
+        quantities: quantities.clone(),
+        options: settings.options.clone(),
+        backend: settings.backend,
+        exact_ctx: settings.exact_ctx,
+        prune: true,
+        escalate_above: None,
+    };
+    let precision = higher_precision(settings);
+    let leaf_label = format!("every evaluated pair recomputed in mpfr-{precision}");
+    tally.route(leaf_label.clone());
+    // Coverage: per quantity, the k each piece of the proof accounts for.
+    let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
+    for (r, record) in method["records"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let k = u64_at(&record["k"], "method.records.k")?;
+        let open: Vec<bool> = (0..quantities.len())
+            .map(|i| !record["qp"][i].is_null())
+            .collect();
+        let fresh = pair_values(
+            &pair_query(m, n, k, settings, Backend::Mpfr { precision }),
+            &quantities,
+            &open,
+        )?
+        .result;
+        for (i, is_open) in open.iter().enumerate() {
+            if !is_open {
+                continue;
+            }
+            covered[i].push((k, k + 1));
+            let (field, row, argmax) = &rows[i];
+            for (dir, recomputed) in [(Direction::Qp, &fresh.qp[i]), (Direction::Pq, &fresh.pq[i])]
+            {
+                let recomputed = recomputed.as_ref().expect("evaluated");
+                let certified = enclosure_at(&record[dir.key()][i], "method.records")?;
+                if !certified.overlaps(recomputed) {
+                    tally.problem(format!(
+                        "method.records.{r} (k = {k}, {}): the certified {certified} and the recomputed {recomputed} are disjoint",
+                        dir.key()
+                    ));
+                }
+                if row.lo() <= recomputed.lo() {
+                    tally.lower_shown(field, &leaf_label);
+                }
+                if recomputed.hi() > row.hi() {
+                    upper_ok[i] = false;
+                    tally.problem(format!(
+                        "{field}: k = {k} ({}) reaches {recomputed}, above the certified {row}",
+                        dir.key()
+                    ));
+                }
+                // An honest argmax lists every evaluated pair that can reach the maximum.
+                if certified.hi() >= row.lo()
+                    && argmax
+                        .as_ref()
+                        .is_some_and(|list| !list.contains(&(k, dir.key().to_string())))
+                {
+                    tally.problem(format!(
+                        "{field}: k = {k} ({}) can reach the maximum but is not in the argmax",
+                        dir.key()
+                    ));
+                }
+            }
+        }
+    }
+    let node_label = "every closed range re-derived from its node pair, built from scratch";
+    tally.route(node_label);
+    for closure in method["closures"].as_array().into_iter().flatten() {
+        let lo = u64_at(&closure["range"][0], "method.closures.range")?;
+        let hi = u64_at(&closure["range"][1], "method.closures.range")?;
+        let i = closure["quantity"]
+            .as_u64()
+            .map(|i| i as usize)
+            .filter(|i| *i < quantities.len())
+            .ok_or_else(|| Error::argument("method.closures.quantity", "out of range"))?;
+        let kind = match closure["kind"].as_str() {
+            Some("below") => ClosureKind::Below,
+            Some("ceiling") => ClosureKind::Ceiling,
+            Some("tie") => ClosureKind::Tie,
+            other => {
+                return Err(Error::argument(
+                    "method.closures.kind",
+                    format!("unknown: {other:?}"),
+                ));
+            }
+        };
+        covered[i].push((lo, hi));
+        let (field, row, _) = &rows[i];
+        if !closure_holds(&query, (lo, hi), i, kind, row, precision)? {
+            upper_ok[i] = false;
+            tally.problem(format!(
+                "method.closures: k in [{lo}, {hi}) closed for {} as `{}`, which its node pair does not bear out ({field} = {row})",
+                quantities[i].describe(),
+                kind.name()
+            ));
+        }
+    }
+    for (i, pieces) in covered.iter_mut().enumerate() {
+        pieces.sort_unstable();
+        let mut next = a;
+        for &(lo, hi) in pieces.iter() {
+            if lo != next {
+                upper_ok[i] = false;
+                tally.problem(format!(
+                    "{}: k = {} is {} (coverage of {a}..{b})",
+                    rows[i].0,
+                    lo.min(next),
+                    if lo > next {
+                        "not covered by any pair or closed range"
+                    } else {
+                        "covered twice"
+                    }
+                ));
+            }
+            next = next.max(hi);
+        }
+        if next != b + 1 {
+            upper_ok[i] = false;
+            tally.problem(format!("{}: k = {next}..{b} not covered", rows[i].0));
+        }
+    }
+    if tally.problems.len() == problems_before {
+        for (i, (field, _, _)) in rows.iter().enumerate() {
+            if upper_ok[i] {
+                tally.upper_shown(field);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the node pair of `[lo, hi)` bears out closing quantity i as `kind`: in the
+/// certificate's backend first, then in MPFR at `precision` when that cannot tell.
+fn closure_holds(
+    query: &ProfileQuery,
+    range: (u64, u64),
+    i: usize,
+    kind: ClosureKind,
+    row: &Enclosure,
+    precision: u32,
+) -> Result<bool> {
+    let mut open = vec![false; query.quantities.len()];
+    open[i] = true;
+    let holds = |q: &ProfileQuery| -> Result<bool> {
+        let v = node_values(q, range, &open)?;
+        let both = [
+            v.qp[i].clone().expect("open"),
+            v.pq[i].clone().expect("open"),
+        ];
+        let zero = Endpoint::Finite(Rational::new());
+        Ok(match (&query.quantities[i], kind) {
+            // ε_k < row.lo for every k below: δ_node(row.lo) < D in both directions.
+            (Quantity::Epsilon(target), ClosureKind::Below) => {
+                let Endpoint::Finite(eps) = row.lo() else {
+                    return Ok(false);
+                };
+                let mut at = q.clone();
+                at.quantities = vec![Quantity::Delta(Threshold::Eps(eps.clone()))];
+                let v = node_values(&at, range, &[true])?;
+                [&v.qp[0], &v.pq[0]].iter().all(|e| {
+                    e.as_ref().expect("open").compare(target) == crate::enclosure::Tri::Less
+                })
+            }
+            // ε_k = 0 for every k below: TV of the node ≤ D in both directions.
+            (Quantity::Epsilon(target), _) => {
+                let mut at = q.clone();
+                at.quantities = vec![Quantity::Delta(Threshold::ExpEps(Rational::from(1)))];
+                let v = node_values(&at, range, &[true])?;
+                [&v.qp[0], &v.pq[0]].iter().all(|e| {
+                    judge(e.as_ref().expect("open"), Side::AtMost, target)
+                        == crate::audit::verdict::Verdict::Sound
+                })
+            }
+            (_, ClosureKind::Below) => both.iter().all(|e| e.hi() < row.lo()),
+            (_, ClosureKind::Ceiling) => both.iter().all(|e| e.hi() <= row.hi()),
+            (_, ClosureKind::Tie) => both.iter().all(|e| e.hi() <= &zero),
+        })
+    };
+    if holds(query)? {
+        return Ok(true);
+    }
+    let finer = ProfileQuery {
+        backend: Backend::Mpfr { precision },
+        ..query.clone()
+    };
+    holds(&finer)
+}
+
+/// Per quantity: the field name in the report, the certified value, and the argmax as
+/// (k, direction) pairs (`None` where the report lists maximisers by ranges or not at all).
+type Row = (String, Enclosure, Option<Vec<(u64, String)>>);
+
+fn profile_rows(report: &Value, quantities: &[Quantity]) -> Result<Vec<Row>> {
+    let argmax = |v: &Value| -> Option<Vec<(u64, String)>> {
+        if v["resolved"] == Value::Bool(false) {
+            return None;
+        }
+        if v["argmax_k_ranges"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+        {
+            return None;
+        }
+        v["argmax_k"].as_array().map(|list| {
+            list.iter()
+                .filter_map(|e| Some((e["k"].as_u64()?, e["direction"].as_str()?.to_string())))
+                .collect()
+        })
+    };
+    let (mut d, mut e, mut r) = (0, 0, 0);
+    quantities
+        .iter()
+        .map(|q| {
+            let (field, v, key) = match q {
+                Quantity::Delta(_) => {
+                    d += 1;
+                    (
+                        format!("results.{}", d - 1),
+                        &report["results"][d - 1],
+                        "delta_profile",
+                    )
+                }
+                Quantity::Epsilon(_) => {
+                    e += 1;
+                    (
+                        format!("eps_results.{}", e - 1),
+                        &report["eps_results"][e - 1],
+                        "eps_profile",
+                    )
+                }
+                Quantity::Renyi(_) => {
+                    r += 1;
+                    (
+                        format!("renyi_profile.{}", r - 1),
+                        &report["renyi_profile"][r - 1],
+                        "value",
+                    )
+                }
+            };
+            Ok((
+                format!("{field}.{key}"),
+                enclosure_at(&v[key], &field)?,
+                argmax(v),
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,322 @@
+//! Certificates: every one the tool writes conforms to the schema and verifies; the same command
+//! writes the same bytes; and every kind of tampering is rejected.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use shufflecert::certificate::{digest, schema_errors};
+
+/// A fresh path for a certificate.
+fn path(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("shufflecert-certs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).to_string_lossy().into_owned()
+}
+
+/// Runs a command with `--certificate`, returning the certificate.
+fn certify(args: &[&str], name: &str) -> (String, Value) {
+    let file = path(name);
+    let mut all = args.to_vec();
+    all.extend(["--certificate", &file]);
+    let run = cli(&all);
+    assert_eq!(run.status, 0, "{args:?}: {}", run.stderr);
+    let cert = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    (file, cert)
+}
+
+/// `verify` on a file: its exit status and report.
+fn verify(file: &str) -> (i32, Value) {
+    let run = cli(&["verify", file, "--json"]);
+    let report = if run.stdout.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    (run.status, report)
+}
+
+/// Writes a tampered copy, with its digest recomputed when `redigest`.
+fn tampered(cert: &Value, name: &str, redigest: bool, edit: impl FnOnce(&mut Value)) -> String {
+    let mut c = cert.clone();
+    edit(&mut c);
+    if redigest {
+        c["digest"]["value"] = json!(digest(&c).unwrap());
+    }
+    let file = path(name);
+    std::fs::write(&file, serde_json::to_string_pretty(&c).unwrap()).unwrap();
+    file
+}
+
+const COMMANDS: [(&[&str], &str); 6] = [
+    (
+        &[
+            "delta",
+            "-m",
+            "binary-rr:exp_eps0=3",
+            "--n",
+            "9",
+            "--k",
+            "2",
+            "--eps",
+            "0.1,0.4",
+        ],
+        "delta.json",
+    ),
+    (
+        &[
+            "epsilon",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--n",
+            "40",
+            "--k",
+            "12",
+            "--delta",
+            "1e-3",
+        ],
+        "epsilon.json",
+    ),
+    (
+        &[
+            "divergences",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "200",
+            "--k",
+            "0",
+            "--renyi-order",
+            "2,3/2",
+        ],
+        "divergences.json",
+    ),
+    (
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "500",
+            "--delta",
+            "1e-5",
+            "--eps",
+            "0.1",
+            "-q",
+        ],
+        "profile-conflict.json",
+    ),
+    (
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "500",
+            "--eps",
+            "0.05,0.1,2",
+            "--renyi-order",
+            "2",
+            "-q",
+        ],
+        "profile.json",
+    ),
+    (
+        &[
+            "profile",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--n",
+            "30",
+            "--delta",
+            "1e-3",
+            "-q",
+        ],
+        "profile-ternary.json",
+    ),
+];
+
+#[test]
+fn every_certificate_conforms_to_the_schema_and_verifies() {
+    for (args, name) in COMMANDS {
+        if args.contains(&"--delta") && args.contains(&"--eps") {
+            // --eps and --delta conflict: no certificate, one clear line.
+            let mut all = args.to_vec();
+            let file = path(name);
+            all.extend(["--certificate", &file]);
+            let run = cli(&all);
+            assert_eq!(run.status, 2);
+            assert!(!std::path::Path::new(&file).exists());
+            continue;
+        }
+        let (file, cert) = certify(args, name);
+        assert_eq!(schema_errors(&cert), Vec::<String>::new(), "{args:?}");
+        assert_eq!(cert["schema"], "shufflecert/certificate/v1");
+        assert_eq!(cert["digest"]["value"], json!(digest(&cert).unwrap()));
+        // Exact endpoints: fractions or terminating decimals, never rounded.
+        assert!(!cert["proofs_notes"].as_array().unwrap().is_empty());
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "{args:?}: {report}");
+        assert_eq!(report["valid"], true);
+        assert!(report["confirmed"].as_u64().unwrap() > 0);
+        assert!(!report["routes"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn the_same_command_writes_the_same_bytes() {
+    for (args, name) in [COMMANDS[0], COMMANDS[4]] {
+        let run = |suffix: &str| {
+            let file = path(&format!("{suffix}-{name}"));
+            let mut all = args.to_vec();
+            all.extend(["--certificate", &file]);
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
+                .args(&all)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .env("SOURCE_DATE_EPOCH", "1800000000")
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            std::fs::read(&file).unwrap()
+        };
+        assert_eq!(run("a"), run("b"), "{args:?}");
+    }
+}
+
+#[test]
+fn tampering_is_rejected() {
+    let (_, delta) = certify(COMMANDS[0].0, "tamper-delta.json");
+    let (_, profile) = certify(COMMANDS[5].0, "tamper-profile.json");
+    let edit_value = |c: &mut Value| {
+        // Claim a δ far above the true one.
+        c["report"]["results"][0]["delta_qp"] = json!({ "lo": "1/2", "hi": "3/4" });
+    };
+    for (name, cert, redigest, edit, needle) in [
+        (
+            "value",
+            &delta,
+            false,
+            Box::new(edit_value) as Box<dyn FnOnce(&mut Value)>,
+            "digest",
+        ),
+        (
+            "value-redigested",
+            &delta,
+            true,
+            Box::new(edit_value),
+            "results.0.delta_qp",
+        ),
+        (
+            "mechanism",
+            &delta,
+            true,
+            Box::new(|c: &mut Value| c["mechanism"]["given"] = json!("binary-rr:exp_eps0=4")),
+            "mechanism",
+        ),
+        (
+            "mechanism-rows",
+            &delta,
+            true,
+            Box::new(|c: &mut Value| c["mechanism"]["exact"]["w0"][0] = json!("7/10")),
+            "mechanism.exact",
+        ),
+        (
+            "parameter",
+            &delta,
+            true,
+            Box::new(|c: &mut Value| c["report"]["n"] = json!(10)),
+            "delta",
+        ),
+        (
+            "digest",
+            &delta,
+            false,
+            Box::new(|c: &mut Value| {
+                c["digest"]["value"] = json!("0".repeat(64));
+            }),
+            "digest",
+        ),
+        (
+            "method-closure",
+            &profile,
+            true,
+            Box::new(|c: &mut Value| {
+                let closures = c["method"]["closures"].as_array_mut().unwrap();
+                closures.pop();
+            }),
+            "not covered",
+        ),
+        (
+            "method-record",
+            &profile,
+            true,
+            Box::new(|c: &mut Value| {
+                let records = c["method"]["records"].as_array_mut().unwrap();
+                records.remove(0);
+            }),
+            "covered",
+        ),
+        (
+            "profile-value",
+            &profile,
+            true,
+            Box::new(|c: &mut Value| {
+                c["report"]["eps_results"][0]["eps_profile"] = json!({ "lo": "0", "hi": "1/1000" })
+            }),
+            "eps_profile",
+        ),
+    ] {
+        let file = tampered(cert, &format!("tampered-{name}.json"), redigest, edit);
+        let (status, report) = verify(&file);
+        assert_eq!(status, 1, "{name}: {report}");
+        assert_eq!(report["valid"], false, "{name}");
+        let problems = report["problems"].to_string();
+        assert!(problems.contains(needle), "{name}: {problems}");
+    }
+    // Malformed: not JSON, or not a certificate.
+    let file = path("garbage.json");
+    std::fs::write(&file, "{ not json").unwrap();
+    assert_eq!(verify(&file).0, 2);
+    let file = tampered(&delta, "no-settings.json", true, |c| {
+        c.as_object_mut().unwrap().remove("settings");
+    });
+    assert_eq!(verify(&file).0, 2);
+    assert_fails(&["verify", &path("missing.json")], "missing.json");
+}
+
+#[test]
+fn bad_input_writes_no_certificate() {
+    let file = path("never.json");
+    let run = cli(&[
+        "delta",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "10",
+        "--k",
+        "10",
+        "--eps",
+        "0.1",
+        "--certificate",
+        &file,
+    ]);
+    assert_eq!(run.status, 2);
+    assert!(run.stdout.is_empty());
+    assert!(!std::path::Path::new(&file).exists());
+    assert_fails(
+        &[
+            "check",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "10",
+            "--k",
+            "0",
+            "--t",
+            "1",
+            "--certificate",
+            &file,
+        ],
+        "--certificate",
+    );
+}
