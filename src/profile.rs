@@ -964,19 +964,7 @@ fn assemble(
             } else {
                 Vec::new()
             };
-            argmax_ranges.sort_unstable();
-            argmax_ranges.dedup_by(|next, run| {
-                let adjacent = next.0 == run.1;
-                if adjacent {
-                    run.1 = next.1;
-                }
-                adjacent
-            });
-            // An evaluated exact 0 inside a tie range is listed by the range.
-            argmax.retain(|v| {
-                !(v.value.hi() == &zero
-                    && argmax_ranges.iter().any(|(a, b)| (*a..*b).contains(&v.k)))
-            });
+            tidy_ties(&mut argmax, &mut argmax_ranges);
             let below_ceiling = closed[i].ceiling.as_ref().is_some_and(|c| c >= value.lo());
             let resolved = matches!(quantity, Quantity::Epsilon(_))
                 || value.hi() == &zero
@@ -990,6 +978,22 @@ fn assemble(
             })
         })
         .collect()
+}
+
+/// Sorts and joins adjacent ranges of ties at 0, and drops the evaluated exact zeros they list.
+pub fn tidy_ties(argmax: &mut Vec<KValue>, ranges: &mut Vec<(u64, u64)>) {
+    let zero = Endpoint::Finite(Rational::new());
+    ranges.sort_unstable();
+    ranges.dedup_by(|next, run| {
+        let adjacent = next.0 == run.1;
+        if adjacent {
+            run.1 = next.1;
+        }
+        adjacent
+    });
+    argmax.retain(|v| {
+        !(v.value.hi() == &zero && ranges.iter().any(|(a, b)| (*a..*b).contains(&v.k)))
+    });
 }
 
 /// Most maximising pairs to recompute when tightening.

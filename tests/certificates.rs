@@ -104,7 +104,7 @@ const COMMANDS: [(&[&str], &str); 6] = [
             "0.1",
             "-q",
         ],
-        "profile-conflict.json",
+        "profile-mixed.json",
     ),
     (
         &[
@@ -139,16 +139,6 @@ const COMMANDS: [(&[&str], &str); 6] = [
 #[test]
 fn every_certificate_conforms_to_the_schema_and_verifies() {
     for (args, name) in COMMANDS {
-        if args.contains(&"--delta") && args.contains(&"--eps") {
-            // --eps and --delta conflict: no certificate, one clear line.
-            let mut all = args.to_vec();
-            let file = path(name);
-            all.extend(["--certificate", &file]);
-            let run = cli(&all);
-            assert_eq!(run.status, 2);
-            assert!(!std::path::Path::new(&file).exists());
-            continue;
-        }
         let (file, cert) = certify(args, name);
         assert_eq!(schema_errors(&cert), Vec::<String>::new(), "{args:?}");
         assert_eq!(cert["schema"], "shufflecert/certificate/v1");
@@ -319,4 +309,105 @@ fn bad_input_writes_no_certificate() {
         ],
         "--certificate",
     );
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_profile() {
+    let base = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "600",
+        "--delta",
+        "1e-5",
+        "--eps",
+        "0.2",
+        "-q",
+    ];
+    let whole = cli_json(&base[..base.len()]);
+    let mut shards = Vec::new();
+    for (i, range) in ["0..149", "150..299", "300..449", "450..599"]
+        .iter()
+        .enumerate()
+    {
+        let mut args = base.to_vec();
+        args.extend(["--k-range", range]);
+        shards.push(certify(&args, &format!("shard-{i}.json")).0);
+    }
+    let merged = path("merged.json");
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--certificate", &merged, "--json"]);
+    let run = cli(&args);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["partial"], false);
+    for (a, b) in [
+        (&out["eps_profile"], &whole["eps_profile"]),
+        (
+            &out["results"][0]["delta_profile"],
+            &whole["results"][0]["delta_profile"],
+        ),
+    ] {
+        assert!(enclosure(a).overlaps(&enclosure(b)), "{a} vs {b}");
+    }
+    let ks = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["k"].as_u64().unwrap(),
+                    e["direction"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ks(&out["argmax_k"]), ks(&whole["argmax_k"]));
+    let (status, report) = verify(&merged);
+    assert_eq!(status, 0, "{report}");
+    // Gaps, overlaps, disagreeing or edited shards are refused, naming the problem.
+    let refuse = |files: Vec<&str>, needle: &str| {
+        let mut args = vec!["merge"];
+        args.extend(files);
+        assert_fails(&args, needle);
+    };
+    refuse(
+        vec![&shards[0], &shards[2], &shards[3]],
+        "k = 150..299 is covered by no shard",
+    );
+    refuse(
+        vec![&shards[0], &shards[0], &shards[1], &shards[2], &shards[3]],
+        "covered by both",
+    );
+    let other = certify(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "600",
+            "--delta",
+            "1e-6",
+            "--eps",
+            "0.2",
+            "-q",
+            "--k-range",
+            "150..299",
+        ],
+        "shard-other.json",
+    )
+    .0;
+    refuse(
+        vec![&shards[0], &other, &shards[2], &shards[3]],
+        "method.quantities",
+    );
+    let edited = tampered(
+        &serde_json::from_str(&std::fs::read_to_string(&shards[1]).unwrap()).unwrap(),
+        "shard-edited.json",
+        false,
+        |c| c["report"]["n"] = json!(601),
+    );
+    refuse(vec![&shards[0], &edited, &shards[2], &shards[3]], "digest");
 }

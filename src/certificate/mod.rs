@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 /// The schema identifier every certificate carries.
+pub mod merge;
 pub mod reference;
 pub mod verify;
 

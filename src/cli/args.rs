@@ -38,6 +38,24 @@ pub enum Command {
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
     /// result re-derived by independent routes.
     Verify(VerifyArgs),
+    /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
+    /// profile: checks that they agree and cover 0..n−1 exactly once.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' certificates.
+    #[arg(value_name = "CERT.json", required = true)]
+    pub shards: Vec<String>,
+
+    /// Write the merged certificate to this file.
+    #[arg(long, value_name = "OUT.json")]
+    pub certificate: Option<String>,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -267,21 +285,11 @@ pub struct ProfileArgs {
     pub n: String,
 
     /// ε values (exact decimals ≥ 0), comma-separated: report δ_M(ε).
-    #[arg(
-        long,
-        value_name = "E[,E…]",
-        allow_hyphen_values = true,
-        conflicts_with = "delta"
-    )]
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
     pub eps: Option<String>,
 
     /// e^ε values given directly as rationals ≥ 1, comma-separated.
-    #[arg(
-        long,
-        value_name = "C[,C…]",
-        allow_hyphen_values = true,
-        conflicts_with = "delta"
-    )]
+    #[arg(long, value_name = "C[,C…]", allow_hyphen_values = true)]
     pub exp_eps: Option<String>,
 
     /// Target δ values, strictly between 0 and 1, comma-separated: report the smallest ε with

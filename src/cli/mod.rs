@@ -220,6 +220,47 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::compare_text(&query, &local, &rows),
             ))
         }
+        Command::Merge(a) => {
+            let files = a
+                .shards
+                .iter()
+                .map(|path| {
+                    std::fs::read_to_string(path)
+                        .map(|text| (path.clone(), text))
+                        .map_err(|e| Error::Io {
+                            path: path.clone(),
+                            message: format!("cannot read the certificate: {e}"),
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let merged = crate::certificate::merge::merge(&files)?;
+            let (query, result) = (&merged.query, &merged.profile);
+            if let Some(path) = &a.certificate {
+                let mut method = certify::profile_method(query, result);
+                method["shards"] = merged
+                    .shards
+                    .iter()
+                    .map(|(file, range, digest)| serde_json::json!({ "file": file, "k_range": [range.0, range.1], "digest": digest }))
+                    .collect();
+                certify::write(
+                    path,
+                    crate::certificate::Parts {
+                        command: "profile",
+                        mechanism: &query.mechanism,
+                        settings: &merged.settings,
+                        claims: None,
+                        report: with_exact_endpoints(|| output::profile_json(query, result)),
+                        method,
+                        proofs_notes: certify::profile_notes(query, result),
+                    },
+                )?;
+            }
+            plain(render(
+                a.json,
+                || output::profile_json(query, result),
+                || output::profile_text(query, result),
+            ))
+        }
         Command::Verify(a) => {
             let text = std::fs::read_to_string(&a.certificate).map_err(|e| Error::Io {
                 path: a.certificate.clone(),

@@ -163,17 +163,18 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
         },
     };
     let mut quantities = Vec::new();
-    if let Some(list) = &args.delta {
-        for d in rational_list("--delta", list)? {
-            crate::exact::curve::check_target(&d)?;
-            quantities.push(Quantity::Epsilon(d));
-        }
-    } else if args.eps.is_some() || args.exp_eps.is_some() {
+    if args.eps.is_some() || args.exp_eps.is_some() {
         quantities.extend(
             thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?
                 .into_iter()
                 .map(Quantity::Delta),
         );
+    }
+    if let Some(list) = &args.delta {
+        for d in rational_list("--delta", list)? {
+            crate::exact::curve::check_target(&d)?;
+            quantities.push(Quantity::Epsilon(d));
+        }
     }
     if let Some(orders) = &args.renyi_order {
         for alpha in rational_list("--renyi-order", orders)? {
