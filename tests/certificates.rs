@@ -411,3 +411,43 @@ fn shards_merge_into_the_unsharded_profile() {
     );
     refuse(vec![&shards[0], &edited, &shards[2], &shards[3]], "digest");
 }
+
+/// A certificate without the fields that change with the build or the clock.
+fn stable(cert: &Value) -> Value {
+    let mut c = cert.clone();
+    for key in ["tool", "created", "digest"] {
+        c.as_object_mut().unwrap().remove(key);
+    }
+    c
+}
+
+#[test]
+fn the_fixture_certificates_verify_and_are_reproduced() {
+    let dir = format!("{}/fixtures/certificates", env!("CARGO_MANIFEST_DIR"));
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/manifest.json")).unwrap())
+            .unwrap();
+    let update = std::env::var("UPDATE_CERTIFICATES").is_ok();
+    let entries = manifest["certificates"].as_array().unwrap();
+    assert!(entries.len() >= 8);
+    for entry in entries {
+        let stored_path = format!("{dir}/{}", entry["file"].as_str().unwrap());
+        let args = strings(&entry["args"]);
+        let (fresh_path, fresh) = certify(&args, entry["file"].as_str().unwrap());
+        if update {
+            std::fs::copy(&fresh_path, &stored_path).unwrap();
+        }
+        let stored: Value =
+            serde_json::from_str(&std::fs::read_to_string(&stored_path).unwrap_or_else(|e| {
+                panic!("{stored_path}: {e} (UPDATE_CERTIFICATES=1 writes it)")
+            }))
+            .unwrap();
+        let (status, report) = verify(&stored_path);
+        assert_eq!(status, 0, "{stored_path}: {report}");
+        assert!(
+            stable(&stored) == stable(&fresh),
+            "{stored_path}: the certificate written today differs from the stored one; if the change is \
+             intended, regenerate with UPDATE_CERTIFICATES=1 cargo test --test certificates"
+        );
+    }
+}
