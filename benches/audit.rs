@@ -17,7 +17,9 @@ use std::time::Duration;
 fn claims_curve(c: &mut Criterion) {
     let query = AuditQuery {
         mechanism: load_mechanism("binary-rr:eps0=1").unwrap(),
-        claims: read_claims("fixtures/claims/curve-binary-rr-n10000.csv").unwrap(),
+        claims: read_claims("fixtures/claims/curve-binary-rr-n10000.csv")
+            .unwrap()
+            .1,
         options: PairOptions::default(),
         backend: Backend::Interval,
         exact_ctx: ExactCtx::default(),

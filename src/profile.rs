@@ -132,6 +132,12 @@ pub struct KValue {
     pub value: Enclosure,
 }
 
+impl KValue {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "k": self.k, "direction": self.direction.key(), "value": self.value.to_json() })
+    }
+}
+
 /// The worst case of one quantity.
 #[derive(Clone, Debug)]
 pub struct ProfileRow {
@@ -432,21 +438,71 @@ pub fn node_values(
     (lo, hi): (u64, u64),
     open: &[bool],
 ) -> Result<PairValues> {
+    fn values<S: Scalar>(
+        query: &ProfileQuery,
+        range: (u64, u64),
+        open: &[bool],
+        ctx: &S::Ctx,
+    ) -> Result<PairValues> {
+        evaluate_pair(
+            &node_pair::<S>(query, range, ctx)?,
+            &query.quantities,
+            open,
+            ctx,
+        )
+    }
     match query.backend {
-        Backend::Exact => node_values_in::<Rational>(query, (lo, hi), open, &query.exact_ctx),
-        Backend::Interval => node_values_in::<Interval>(query, (lo, hi), open, &()),
+        Backend::Exact => values::<Rational>(query, (lo, hi), open, &query.exact_ctx),
+        Backend::Interval => values::<Interval>(query, (lo, hi), open, &()),
         Backend::Mpfr { precision } => {
-            node_values_in::<MpfrInterval>(query, (lo, hi), open, &MpfrCtx { precision })
+            values::<MpfrInterval>(query, (lo, hi), open, &MpfrCtx { precision })
         }
     }
 }
 
-fn node_values_in<S: Scalar>(
+/// How δ of the node pair of `[lo, hi)` (built from scratch as in [`node_values`]) compares
+/// with a target, for each `(threshold, target)`, in both directions (`[qp, pq]`): by certified
+/// f64 bounds first, by the full enclosure when they cannot tell, as the scan itself decides.
+pub fn node_compare(
+    query: &ProfileQuery,
+    range: (u64, u64),
+    checks: &[(Threshold, Rational)],
+) -> Result<Vec<[Tri; 2]>> {
+    fn compare<S: Scalar>(
+        query: &ProfileQuery,
+        range: (u64, u64),
+        checks: &[(Threshold, Rational)],
+        ctx: &S::Ctx,
+    ) -> Result<Vec<[Tri; 2]>> {
+        let pair = node_pair::<S>(query, range, ctx)?;
+        let curves = [Direction::Qp, Direction::Pq]
+            .map(|dir| Curve::for_evaluations(&pair, dir, ctx, checks.len()));
+        Ok(checks
+            .iter()
+            .map(|(t, target)| {
+                let bound = f64_bounds(target);
+                curves
+                    .each_ref()
+                    .map(|c| compare_quickly(t.quick_on(c), || t.on(c), target, bound))
+            })
+            .collect())
+    }
+    match query.backend {
+        Backend::Exact => compare::<Rational>(query, range, checks, &query.exact_ctx),
+        Backend::Interval => compare::<Interval>(query, range, checks, &()),
+        Backend::Mpfr { precision } => {
+            compare::<MpfrInterval>(query, range, checks, &MpfrCtx { precision })
+        }
+    }
+}
+
+/// The node pair of `[lo, hi)`: the group of `n − hi` W0-users and `lo` W1-users plus the
+/// distinguished user, built from scratch.
+fn node_pair<S: Scalar>(
     query: &ProfileQuery,
     (lo, hi): (u64, u64),
-    open: &[bool],
     ctx: &S::Ctx,
-) -> Result<PairValues> {
+) -> Result<PairLaw<S>> {
     let n = usize::try_from(query.n).map_err(|_| Error::argument("--n", "too large"))?;
     if !(lo < hi && hi <= query.n) {
         return Err(Error::argument(
@@ -468,7 +524,7 @@ fn node_values_in<S: Scalar>(
             .with_users(zeros, ones, &channel, ctx)
             .pair(&channel, ctx)
     };
-    evaluate_pair(&pair, &query.quantities, open, ctx)
+    Ok(pair)
 }
 
 impl Widths for PairValues {

@@ -48,7 +48,7 @@ fn tampered(cert: &Value, name: &str, redigest: bool, edit: impl FnOnce(&mut Val
     file
 }
 
-const COMMANDS: [(&[&str], &str); 6] = [
+const COMMANDS: [(&[&str], &str); 8] = [
     (
         &[
             "delta",
@@ -133,6 +133,28 @@ const COMMANDS: [(&[&str], &str); 6] = [
             "-q",
         ],
         "profile-ternary.json",
+    ),
+    (
+        &[
+            "audit",
+            "-m",
+            "binary-rr:eps0=1",
+            "--claims",
+            "fixtures/claims/published-binary-rr.csv",
+        ],
+        "audit-published.json",
+    ),
+    (
+        &[
+            "compare",
+            "-m",
+            "k-rr:k=4,exp_eps0=3",
+            "--n",
+            "30,60",
+            "--delta",
+            "1e-3",
+        ],
+        "compare.json",
     ),
 ];
 
@@ -449,5 +471,219 @@ fn the_fixture_certificates_verify_and_are_reproduced() {
             "{stored_path}: the certificate written today differs from the stored one; if the change is \
              intended, regenerate with UPDATE_CERTIFICATES=1 cargo test --test certificates"
         );
+    }
+}
+
+/// Runs a command with `--certificate`, expecting exit status `status`.
+fn certify_with_status(args: &[&str], name: &str, status: i32) -> (String, Value) {
+    let file = path(name);
+    let mut all = args.to_vec();
+    all.extend(["--certificate", &file]);
+    let run = cli(&all);
+    assert_eq!(run.status, status, "{args:?}: {}", run.stderr);
+    let cert = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    (file, cert)
+}
+
+#[test]
+fn audit_certificates_verify_and_reject_tampering() {
+    // Sound, unsound (with witness and boundary pairs), a pair claim, a lower and an rdp claim.
+    let claims = "fixtures/claims/examples.jsonl";
+    let args = ["audit", "-m", "binary-rr:eps0=1", "--claims", claims];
+    let (file, cert) = certify_with_status(&args, "audit.json", 1);
+    assert_eq!(schema_errors(&cert), Vec::<String>::new());
+    assert_eq!(
+        cert["claims"]["text"],
+        json!(std::fs::read_to_string(format!("{}/{claims}", env!("CARGO_MANIFEST_DIR"))).unwrap())
+    );
+    assert_eq!(cert["claims"]["parsed"].as_array().unwrap().len(), 5);
+    assert!(
+        cert["proofs_notes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("audit-verdicts.md"))
+    );
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(report["routes"].to_string().contains("evidence pairs"));
+    // Reproducible, though the audit fails.
+    let bytes = |suffix: &str| {
+        let f = path(&format!("audit-{suffix}.json"));
+        let mut all = args.to_vec();
+        all.extend(["--certificate", &f]);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
+            .args(&all)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("SOURCE_DATE_EPOCH", "1800000000")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        std::fs::read(&f).unwrap()
+    };
+    assert_eq!(bytes("a"), bytes("b"));
+    let unsound = cert["report"]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| !c["boundary"].is_null())
+        .unwrap();
+    type Edit = Box<dyn FnOnce(&mut Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "verdict",
+            Box::new(move |c| c["report"]["claims"][unsound]["verdict"] = json!("sound")),
+            "verdict",
+        ),
+        (
+            "claims-text",
+            Box::new(|c| {
+                let text = c["claims"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .replacen("0.1", "0.2", 1);
+                c["claims"]["text"] = json!(text);
+            }),
+            "claims",
+        ),
+        (
+            "claims-parsed",
+            Box::new(|c| c["claims"]["parsed"][0]["delta"] = json!("1/10")),
+            "claims.parsed",
+        ),
+        (
+            "certified-delta",
+            Box::new(|c| {
+                c["report"]["claims"][2]["certified_delta"] =
+                    json!({ "lo": "0", "hi": "1/1000000" })
+            }),
+            "certified_delta",
+        ),
+        (
+            "witness",
+            Box::new(move |c| {
+                c["report"]["claims"][unsound]["witness"]["value"] =
+                    json!({ "lo": "1/2", "hi": "1/2" })
+            }),
+            "witness",
+        ),
+        (
+            "boundary",
+            Box::new(move |c| {
+                c["report"]["claims"][unsound]["boundary"]["verdict_on_boundary_alone"] =
+                    json!("undecided")
+            }),
+            "boundary",
+        ),
+        (
+            "scan-record",
+            Box::new(|c| {
+                c["method"]["scans"][0]["method"]["records"]
+                    .as_array_mut()
+                    .unwrap()
+                    .remove(0);
+            }),
+            "covered",
+        ),
+        (
+            "summary",
+            Box::new(|c| c["report"]["summary"]["unsound"] = json!(0)),
+            "summary",
+        ),
+    ];
+    for (name, edit, needle) in cases {
+        let tampered_file = tampered(&cert, &format!("tampered-audit-{name}.json"), true, edit);
+        let (status, report) = verify(&tampered_file);
+        assert_eq!(status, 1, "{name}: {report}");
+        let problems = report["problems"].to_string();
+        assert!(problems.contains(needle), "{name}: {problems}");
+    }
+    // An audit certificate without its claims is malformed.
+    let no_claims = tampered(&cert, "audit-no-claims.json", true, |c| {
+        c.as_object_mut().unwrap().remove("claims");
+    });
+    assert_eq!(verify(&no_claims).0, 2);
+}
+
+#[test]
+fn an_audit_refined_in_mpfr_verifies_at_a_higher_precision() {
+    // δ_M(0.8) at n = 400 lies below the f64 scan's resolution: rescanned at 256 bits.
+    let dir = std::env::temp_dir().join(format!("shufflecert-certs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let claims = dir.join("tiny.csv");
+    std::fs::write(&claims, "n,eps,delta\n400,0.8,1e-300\n").unwrap();
+    let claims = claims.to_string_lossy().into_owned();
+    let (file, cert) = certify_with_status(
+        &["audit", "-m", "binary-rr:eps0=1", "--claims", &claims],
+        "audit-refined.json",
+        1,
+    );
+    assert_eq!(cert["method"]["scans"][0]["refined_bits"], 256);
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(
+        report["routes"].to_string().contains("mpfr-320"),
+        "{report}"
+    );
+}
+
+#[test]
+fn compare_certificates_reject_edited_bounds_and_verdicts() {
+    let args = [
+        "compare",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "500",
+        "--delta",
+        "1e-5",
+    ];
+    let (file, cert) = certify(&args, "compare-binary.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(report["routes"].to_string().contains("published bounds"));
+    let bounds = cert["report"]["results"][0]["bounds"].as_array().unwrap();
+    let holds = bounds.iter().position(|b| b["status"] == "holds").unwrap();
+    type Edit = Box<dyn FnOnce(&mut Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "status",
+            Box::new(move |c| {
+                c["report"]["results"][0]["bounds"][holds]["status"] = json!("VIOLATED")
+            }),
+            "status",
+        ),
+        (
+            "bound-eps",
+            Box::new(move |c| {
+                c["report"]["results"][0]["bounds"][holds]["eps"] = json!({ "lo": "3", "hi": "4" })
+            }),
+            "eps",
+        ),
+        (
+            "boundary",
+            Box::new(|c| {
+                c["report"]["results"][0]["boundary_pair_eps"] = json!({ "lo": "0", "hi": "1/100" })
+            }),
+            "boundary_pair_eps",
+        ),
+        (
+            "certified-eps",
+            Box::new(|c| {
+                c["report"]["results"][0]["certified_eps"] = json!({ "lo": "0", "hi": "1/100" })
+            }),
+            "certified_eps",
+        ),
+        (
+            "local",
+            Box::new(|c| c["report"]["local"]["k_rr"] = json!(3)),
+            "local",
+        ),
+    ];
+    for (name, edit, needle) in cases {
+        let tampered_file = tampered(&cert, &format!("tampered-compare-{name}.json"), true, edit);
+        let (status, report) = verify(&tampered_file);
+        assert_eq!(status, 1, "{name}: {report}");
+        let problems = report["problems"].to_string();
+        assert!(problems.contains(needle), "{name}: {problems}");
     }
 }

@@ -39,6 +39,15 @@ pub enum Validity {
     Outside(String),
 }
 
+impl Validity {
+    /// The condition as evaluated, or why the theorem does not apply.
+    pub fn text(&self) -> &str {
+        match self {
+            Validity::Valid(s) | Validity::Outside(s) => s,
+        }
+    }
+}
+
 /// `e^{ε0} = max_y max(W1(y)/W0(y), W0(y)/W1(y))` in a backend, or `None` when a ratio is
 /// infinite (some output has probability 0 under one input only: not ε0-LDP for finite ε0).
 pub fn local_ratio<S: Scalar>(channel: &Channel<S>) -> Option<S> {
@@ -75,6 +84,14 @@ pub struct LocalPrivacy {
 
 impl LocalPrivacy {
     /// The mechanism's ε0, or `None` when it is not ε0-LDP for any finite ε0.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "eps0": self.eps0.to_json(),
+            "exp_eps0": self.exp_eps0.enclosure().to_json(),
+            "k_rr": self.k_rr,
+        })
+    }
+
     pub fn of(mechanism: &Mechanism) -> Result<Option<LocalPrivacy>> {
         let channel = mechanism.channel::<MpfrInterval>(&CLOSED_FORM)?;
         let Some(ratio) = local_ratio(&channel) else {
@@ -177,12 +194,15 @@ const FMT23: &str = "Feldman, McMillan, Talwar. Stronger privacy amplification b
 const WANG: &str = "Wang et al. Privacy amplification via shuffling: unified, simplified, and tightened (VLDB 2024), variation-ratio reduction";
 const BALLE: &str = "Balle, Bell, Gascón, Nissim. The privacy blanket of the shuffle model (CRYPTO 2019), as in their reference code";
 
-/// Every published bound at n users and target δ for the mechanism.
+/// Every published bound at n users and target δ for the mechanism: closed forms in MPFR at
+/// 256 bits, reduced experiments in f64 intervals (MPFR at 128, then 256 bits, when wide), or,
+/// with `precision`, everything in MPFR at that precision (`verify`'s route).
 pub fn published_bounds(
     mechanism: &Mechanism,
     n: u64,
     delta: &Rational,
     memory_limit: u64,
+    precision: Option<u32>,
 ) -> Result<Vec<Bound>> {
     let Some(local) = LocalPrivacy::of(mechanism)? else {
         return Err(Error::Unsupported(format!(
@@ -192,7 +212,7 @@ pub fn published_bounds(
         )));
     };
     let a = &local.exp_eps0;
-    let ctx = &CLOSED_FORM;
+    let ctx = &precision.map_or(CLOSED_FORM, |precision| MpfrCtx { precision });
     let mut bounds = Vec::new();
     let closed = |id, name: &str, source, (eps, validity): (Enclosure, Validity)| Bound {
         id,
@@ -204,7 +224,20 @@ pub fn published_bounds(
         arithmetic: format!("mpfr-{}", ctx.precision),
     };
     let reduced = |reduction: Reduction| -> Result<Bound> {
-        let (eps, arithmetic) = reduction_epsilon(mechanism, reduction, n, delta, memory_limit)?;
+        let (eps, arithmetic) = match precision {
+            None => reduction_epsilon(mechanism, reduction, n, delta, memory_limit)?,
+            Some(_) => (
+                reduction_epsilon_in::<MpfrInterval>(
+                    mechanism,
+                    reduction,
+                    n,
+                    delta,
+                    memory_limit,
+                    ctx,
+                )?,
+                format!("mpfr-{}", ctx.precision),
+            ),
+        };
         Ok(Bound {
             id: reduction.id(),
             name: reduction.name(),

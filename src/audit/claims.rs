@@ -53,15 +53,41 @@ pub struct Claim {
     pub note: Option<String>,
 }
 
+impl Claim {
+    /// The claim with its numbers as exact strings, as reports and certificates show it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "line": self.line,
+            "n": self.n,
+            "eps": exact_string(&self.eps),
+            "delta": self.delta.as_ref().map(exact_string),
+            "kind": self.kind.name(),
+            "k": self.k,
+            "source": self.source,
+            "note": self.note,
+        });
+        if let ClaimKind::Rdp { alpha } = &self.kind {
+            v["alpha"] = serde_json::json!(exact_string(alpha));
+        }
+        v
+    }
+}
+
 const COLUMNS: [&str; 8] = ["n", "eps", "delta", "kind", "alpha", "k", "source", "note"];
 
-/// Reads and validates every claim of a file (format by extension: `.csv`, or `.jsonl` /
-/// `.ndjson` / `.json`; otherwise by content).
-pub fn read_claims(path: &str) -> Result<Vec<Claim>> {
+/// Reads and validates every claim of a file: the file's text and its claims.
+pub fn read_claims(path: &str) -> Result<(String, Vec<Claim>)> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
         path: path.to_string(),
         message: format!("cannot read claims file: {e}"),
     })?;
+    let claims = parse_claims(path, &text)?;
+    Ok((text, claims))
+}
+
+/// Validates every claim of a file's text (format by the path's extension: `.csv`, or
+/// `.jsonl` / `.ndjson` / `.json`; otherwise by content).
+pub fn parse_claims(path: &str, text: &str) -> Result<Vec<Claim>> {
     let extension = Path::new(path)
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase());
@@ -75,9 +101,9 @@ pub fn read_claims(path: &str) -> Result<Vec<Claim>> {
             .is_some_and(|l| l.starts_with('{')),
     };
     let claims = if json_lines {
-        parse_json_lines(path, &text)?
+        parse_json_lines(path, text)?
     } else {
-        parse_csv(path, &text)?
+        parse_csv(path, text)?
     };
     if claims.is_empty() {
         return Err(Error::Argument {
@@ -367,7 +393,7 @@ mod tests {
             "{\"n\": 1000, \"eps\": 0.5320, \"delta\": 1e-5, \"source\": \"FMT21\"}\n\n{\"n\": \"50\", \"eps\": \"0.1\", \"delta\": \"1/100\", \"kind\": \"lower\", \"k\": 3, \"source\": \"audit, run 2\"}\n",
         );
         for path in [csv, jsonl] {
-            let c = read_claims(&path).unwrap();
+            let (_, c) = read_claims(&path).unwrap();
             assert_eq!(c.len(), 2, "{path}");
             assert_eq!(c[0].eps, Rational::from((532, 1000)));
             assert_eq!(c[0].delta, Some(Rational::from((1, 100_000))));

@@ -2,14 +2,14 @@
 //! of the whole mechanism (the profile), of the boundary pair k = 0, and every published bound
 //! with its ratio to the certified ε and whether it holds.
 
-use crate::accountants::{Bound, LocalPrivacy, published_bounds};
+use crate::accountants::{Bound, LocalPrivacy, Validity, published_bounds};
 use crate::arith::exact::ExactCtx;
 use crate::audit::verdict::quotient;
 use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
-use crate::profile::{ProfileQuery, ProfileRow, Quantity, profile};
+use crate::profile::{Profile, ProfileQuery, ProfileRow, Quantity, profile};
 use crate::query::{Backend, EpsilonJob, PairQuery, answer};
 use rug::Rational;
 
@@ -58,12 +58,54 @@ pub struct BoundRow {
     pub status: Status,
 }
 
+impl BoundRow {
+    pub fn to_json(&self) -> serde_json::Value {
+        let b = &self.bound;
+        serde_json::json!({
+            "id": b.id,
+            "name": b.name,
+            "source": b.source,
+            "method": b.method.describe(),
+            "valid": matches!(b.validity, Validity::Valid(_)),
+            "validity": b.validity.text(),
+            "eps": b.eps.as_ref().map(Enclosure::to_json),
+            "ratio_to_certified": self.ratio.as_ref().map(Enclosure::to_json),
+            "status": self.status.name(),
+            "arithmetic": b.arithmetic,
+        })
+    }
+
+    /// A bound held against the certified ε of the mechanism.
+    pub fn judged(bound: Bound, certified: &Enclosure) -> BoundRow {
+        let (ratio, status) = match &bound.eps {
+            None => (None, Status::Outside),
+            Some(eps) => {
+                let status = if certified.hi() <= eps.lo() {
+                    Status::Holds
+                } else if certified.lo() > eps.hi() {
+                    Status::Violated
+                } else {
+                    Status::Undecided
+                };
+                (quotient(eps, certified), status)
+            }
+        };
+        BoundRow {
+            bound,
+            ratio,
+            status,
+        }
+    }
+}
+
 /// One n.
 #[derive(Clone, Debug)]
 pub struct Comparison {
     pub n: u64,
     /// The certified ε of the mechanism: the profile over every k.
     pub mechanism: ProfileRow,
+    /// The profile scan behind it (its proof, for a certificate).
+    pub scan: (ProfileQuery, Profile),
     /// The certified two-sided ε of the boundary pair `(T_{n,0}, T_{n,1})`.
     pub boundary: Enclosure,
     pub bounds: Vec<BoundRow>,
@@ -81,21 +123,19 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
     })?;
     let mut out = Vec::new();
     for &n in &query.ns {
-        let scan = profile(
-            &ProfileQuery {
-                mechanism: query.mechanism.clone(),
-                n,
-                k_range: None,
-                quantities: vec![Quantity::Epsilon(query.delta.clone())],
-                options: query.options.clone(),
-                backend: query.backend,
-                exact_ctx: query.exact_ctx,
-                prune: true,
-                escalate_above: query.escalate_above,
-            },
-            &|_| {},
-        )?;
-        let mechanism = scan.rows.into_iter().next().expect("one quantity");
+        let scan_query = ProfileQuery {
+            mechanism: query.mechanism.clone(),
+            n,
+            k_range: None,
+            quantities: vec![Quantity::Epsilon(query.delta.clone())],
+            options: query.options.clone(),
+            backend: query.backend,
+            exact_ctx: query.exact_ctx,
+            prune: true,
+            escalate_above: query.escalate_above,
+        };
+        let scan = profile(&scan_query, &|_| {})?;
+        let mechanism = scan.rows[0].clone();
         let boundary = answer(
             &PairQuery {
                 mechanism: query.mechanism.clone(),
@@ -117,32 +157,15 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
             n,
             &query.delta,
             query.options.memory_limit,
+            None,
         )?
         .into_iter()
-        .map(|bound| {
-            let (ratio, status) = match &bound.eps {
-                None => (None, Status::Outside),
-                Some(eps) => {
-                    let status = if mechanism.value.hi() <= eps.lo() {
-                        Status::Holds
-                    } else if mechanism.value.lo() > eps.hi() {
-                        Status::Violated
-                    } else {
-                        Status::Undecided
-                    };
-                    (quotient(eps, &mechanism.value), status)
-                }
-            };
-            BoundRow {
-                bound,
-                ratio,
-                status,
-            }
-        })
+        .map(|bound| BoundRow::judged(bound, &mechanism.value))
         .collect();
         out.push(Comparison {
             n,
             mechanism,
+            scan: (scan_query, scan),
             boundary,
             bounds,
         });

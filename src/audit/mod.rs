@@ -48,6 +48,24 @@ pub struct Tightness {
     pub delta_ratio: Option<Enclosure>,
 }
 
+impl Tightness {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "eps_ratio": self.eps_ratio.as_ref().map(Enclosure::to_json),
+            "delta_ratio": self.delta_ratio.as_ref().map(Enclosure::to_json),
+        })
+    }
+}
+
+/// How far an undecided claim's enclosure reaches past it, each rounded up to six digits (for
+/// display).
+pub fn straddle_json((below, above): &(Option<Rational>, Option<Rational>)) -> serde_json::Value {
+    serde_json::json!({
+        "below": below.as_ref().map(|q| crate::enclosure::rounded_up(q, 6)),
+        "above": above.as_ref().map(|q| crate::enclosure::rounded_up(q, 6)),
+    })
+}
+
 /// What the boundary pairs alone say about an unsound mechanism-wide upper claim.
 #[derive(Clone, Debug)]
 pub struct BoundaryEvidence {
@@ -81,26 +99,25 @@ pub struct ClaimReport {
     pub arithmetic: String,
 }
 
-/// One profile scan of the audit.
+/// One profile scan of the audit: a group's claims answered together.
 #[derive(Clone, Debug)]
-pub struct ScanSummary {
+pub struct Scan {
     pub n: u64,
     pub k: Option<u64>,
-    pub quantities: usize,
+    /// How many claims it answers.
     pub claims: usize,
-    pub pairs_evaluated: u64,
-    pub k_pruned: u64,
-    pub nodes_bounded: u64,
-    pub pairs_refined: u64,
-    pub arithmetic: String,
-    pub engine: &'static str,
+    pub query: ProfileQuery,
+    /// Its rows, records and closures, after any refinement: the proof a certificate carries.
+    pub profile: Profile,
+    /// The highest MPFR precision a refinement recomputed any of its values in.
+    pub refined_bits: Option<u32>,
 }
 
 /// The audit's result: one report per claim, in file order.
 #[derive(Clone, Debug)]
 pub struct Audit {
     pub reports: Vec<ClaimReport>,
-    pub scans: Vec<ScanSummary>,
+    pub scans: Vec<Scan>,
 }
 
 impl Audit {
@@ -122,47 +139,57 @@ struct Plan {
     slots: Vec<(usize, Option<usize>)>,
 }
 
-fn slot(quantities: &mut Vec<Quantity>, q: Quantity) -> usize {
-    let same = |a: &Quantity| match (a, &q) {
+/// Where `q` is among `quantities`, if there.
+pub fn position(quantities: &[Quantity], q: &Quantity) -> Option<usize> {
+    quantities.iter().position(|a| match (a, q) {
         (Quantity::Delta(Threshold::Eps(x)), Quantity::Delta(Threshold::Eps(y)))
         | (Quantity::Epsilon(x), Quantity::Epsilon(y))
         | (Quantity::Renyi(x), Quantity::Renyi(y)) => x == y,
         _ => false,
-    };
-    quantities.iter().position(same).unwrap_or_else(|| {
+    })
+}
+
+fn slot(quantities: &mut Vec<Quantity>, q: Quantity) -> usize {
+    position(quantities, &q).unwrap_or_else(|| {
         quantities.push(q);
         quantities.len() - 1
     })
+}
+
+/// The quantities a claim needs: its value (δ at the claimed ε, or the Rényi profile at the
+/// claimed order) and, for an upper claim with 0 < δ < 1, ε at the claimed δ.
+pub fn claim_quantities(c: &Claim) -> (Quantity, Option<Quantity>) {
+    match (&c.kind, &c.delta) {
+        (ClaimKind::Rdp { alpha }, _) => (Quantity::Renyi(alpha.clone()), None),
+        (kind, delta) => (
+            Quantity::Delta(Threshold::Eps(c.eps.clone())),
+            match (kind, delta) {
+                (ClaimKind::Upper, Some(d)) if *d > 0 && *d < 1 => {
+                    Some(Quantity::Epsilon(d.clone()))
+                }
+                _ => None,
+            },
+        ),
+    }
 }
 
 fn plan(claims: &[&Claim]) -> Plan {
     let mut quantities = Vec::new();
     let slots = claims
         .iter()
-        .map(|c| match (&c.kind, &c.delta) {
-            (ClaimKind::Rdp { alpha }, _) => {
-                (slot(&mut quantities, Quantity::Renyi(alpha.clone())), None)
-            }
-            (kind, delta) => {
-                let value = slot(
-                    &mut quantities,
-                    Quantity::Delta(Threshold::Eps(c.eps.clone())),
-                );
-                let eps = match (kind, delta) {
-                    (ClaimKind::Upper, Some(d)) if *d > 0 && *d < 1 => {
-                        Some(slot(&mut quantities, Quantity::Epsilon(d.clone())))
-                    }
-                    _ => None,
-                };
-                (value, eps)
-            }
+        .map(|c| {
+            let (value, eps) = claim_quantities(c);
+            (
+                slot(&mut quantities, value),
+                eps.map(|e| slot(&mut quantities, e)),
+            )
         })
         .collect();
     Plan { quantities, slots }
 }
 
 /// What a claim asserts about its value: the side and the claimed number.
-fn claim_side(c: &Claim) -> (Side, Rational) {
+pub fn claim_side(c: &Claim) -> (Side, Rational) {
     match &c.kind {
         ClaimKind::Upper => (Side::AtMost, c.delta.clone().expect("upper claims have δ")),
         ClaimKind::Lower => (Side::AtLeast, c.delta.clone().expect("lower claims have δ")),
@@ -194,7 +221,7 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
         };
         let mut scan = profile(&profile_query, &|_| {})?;
         let mut arithmetic = vec![scan.arithmetic.clone(); claims.len()];
-        refine_undecided(
+        let refined_bits = refine_undecided(
             query,
             &profile_query,
             &mut scan,
@@ -202,18 +229,6 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
             &claims,
             &mut arithmetic,
         )?;
-        scans.push(ScanSummary {
-            n,
-            k,
-            quantities: plan.quantities.len(),
-            claims: claims.len(),
-            pairs_evaluated: scan.stats.pairs_evaluated,
-            k_pruned: scan.stats.k_pruned,
-            nodes_bounded: scan.stats.nodes_bounded,
-            pairs_refined: scan.stats.pairs_refined,
-            arithmetic: scan.arithmetic.clone(),
-            engine: scan.engine,
-        });
         for (j, &i) in members.iter().enumerate() {
             reports[i] = Some(report(
                 claims[j],
@@ -222,6 +237,14 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
                 arithmetic[j].clone(),
             ));
         }
+        scans.push(Scan {
+            n,
+            k,
+            claims: claims.len(),
+            query: profile_query,
+            profile: scan,
+            refined_bits,
+        });
     }
     let mut reports: Vec<ClaimReport> = reports
         .into_iter()
@@ -234,7 +257,8 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
 /// Refines the group's undecided claims, stage by stage (MPFR at 256, then 1024 bits):
 /// a claim whose row lies below the scan's resolution gets its quantity rescanned at that
 /// precision (truncation `2^-(bits+40)`); any other is decided by recomputing, without
-/// truncation, the recorded pairs whose values reach the claimed number.
+/// truncation, the recorded pairs whose values reach the claimed number.  Returns the highest
+/// precision that changed the scan.
 fn refine_undecided(
     query: &AuditQuery,
     profile_query: &ProfileQuery,
@@ -242,7 +266,8 @@ fn refine_undecided(
     plan: &Plan,
     claims: &[&Claim],
     arithmetic: &mut [String],
-) -> Result<()> {
+) -> Result<Option<u32>> {
+    let mut refined_bits = None;
     for bits in REFINEMENT_BITS {
         let undecided = |scan: &Profile| -> Vec<usize> {
             (0..claims.len())
@@ -254,7 +279,7 @@ fn refine_undecided(
         };
         let pending = undecided(scan);
         if pending.is_empty() {
-            return Ok(());
+            return Ok(refined_bits);
         }
         let note = |arithmetic: &mut [String], js: &[usize], text: &str| {
             for &j in js {
@@ -278,6 +303,7 @@ fn refine_undecided(
             match profile(&rescan, &|_| {}) {
                 Ok(fresh) => {
                     scan.merge_rescan(&slots, &fresh)?;
+                    refined_bits = Some(bits);
                     let truncation = if rescan.options.truncate {
                         format!("truncation 2^-{}", bits + 40)
                     } else {
@@ -330,14 +356,17 @@ fn refine_undecided(
         which.sort_unstable();
         which.dedup();
         match refine(profile_query, scan, &ks, &which, &pairs) {
-            Ok(()) => note(
-                arithmetic,
-                &resolved,
-                &format!(
-                    "; refined: {} pair(s) recomputed in mpfr-{bits} without truncation",
-                    ks.len()
-                ),
-            ),
+            Ok(()) => {
+                refined_bits = Some(bits);
+                note(
+                    arithmetic,
+                    &resolved,
+                    &format!(
+                        "; refined: {} pair(s) recomputed in mpfr-{bits} without truncation",
+                        ks.len()
+                    ),
+                );
+            }
             Err(Error::TooLarge(message)) => {
                 note(
                     arithmetic,
@@ -348,7 +377,7 @@ fn refine_undecided(
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(refined_bits)
 }
 
 /// The recorded pairs that could still decide the undecided claims: those whose certified
@@ -388,6 +417,22 @@ fn strongest(argmax: &[KValue]) -> Option<KValue> {
         .cloned()
 }
 
+/// The tightness of a decided upper claim, from its certified value and ε at its δ.
+pub fn tightness(
+    claim: &Claim,
+    verdict: Verdict,
+    value: &Enclosure,
+    eps_at_delta: Option<&Enclosure>,
+) -> Option<Tightness> {
+    match (&claim.kind, verdict) {
+        (ClaimKind::Upper, Verdict::Sound | Verdict::Unsound) => Some(Tightness {
+            eps_ratio: eps_at_delta.and_then(|e| ratio(&claim.eps, e)),
+            delta_ratio: ratio(claim.delta.as_ref().expect("upper claims have δ"), value),
+        }),
+        _ => None,
+    }
+}
+
 fn report(
     claim: &Claim,
     scan: &Profile,
@@ -398,13 +443,7 @@ fn report(
     let (side, claimed) = claim_side(claim);
     let verdict = judge(&row.value, side, &claimed);
     let eps_at_delta = eps_slot.map(|s| scan.rows[s].value.clone());
-    let tightness = match (&claim.kind, verdict) {
-        (ClaimKind::Upper, Verdict::Sound | Verdict::Unsound) => Some(Tightness {
-            eps_ratio: eps_at_delta.as_ref().and_then(|e| ratio(&claim.eps, e)),
-            delta_ratio: ratio(&claimed, &row.value),
-        }),
-        _ => None,
-    };
+    let tightness = tightness(claim, verdict, &row.value, eps_at_delta.as_ref());
     let witness = match (&claim.kind, verdict) {
         (ClaimKind::Upper | ClaimKind::Rdp { .. }, Verdict::Unsound)
         | (ClaimKind::Lower, Verdict::Sound) => strongest(&row.argmax),

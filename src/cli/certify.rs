@@ -2,6 +2,9 @@
 //! the proofs-notes that justify it, sealed by `certificate::seal` and written before anything is
 //! printed (a certificate that cannot be written is an error, and then nothing is reported).
 
+use crate::audit::claims::Claim;
+use crate::audit::compare::{CompareQuery, Comparison};
+use crate::audit::{Audit, AuditQuery};
 use crate::certificate::{Parts, Settings, seal};
 use crate::enclosure::{bound_text, with_exact_endpoints};
 use crate::error::{Error, Result};
@@ -130,6 +133,82 @@ pub fn profile_method(q: &ProfileQuery, p: &Profile) -> Value {
             })).collect::<Vec<_>>(),
         })
     })
+}
+
+/// The parts of an audit's certificate: the claims as given and as read, and per scan the
+/// profile's report and proof (as a profile certificate holds them), with the precision of
+/// any refinement.
+pub fn audit_parts<'a>(
+    query: &'a AuditQuery,
+    settings: &'a Settings,
+    claims_path: &str,
+    claims_text: &str,
+    audit: &Audit,
+    report: Value,
+) -> Parts<'a> {
+    let claims = json!({
+        "given": claims_path,
+        "text": claims_text,
+        "parsed": query.claims.iter().map(Claim::to_json).collect::<Vec<_>>(),
+    });
+    let mut notes = vec!["audit-verdicts.md"];
+    let scans: Vec<Value> = audit
+        .scans
+        .iter()
+        .map(|s| {
+            notes.extend(profile_notes(&s.query, &s.profile));
+            let mut scan = scan_json(&s.query, &s.profile);
+            scan["n"] = json!(s.n);
+            scan["k"] = json!(s.k);
+            scan["refined_bits"] = json!(s.refined_bits);
+            scan
+        })
+        .collect();
+    Parts {
+        command: "audit",
+        mechanism: &query.mechanism,
+        settings,
+        claims: Some(claims),
+        report,
+        method: json!({
+            "route": "one profile scan per group of claims with the same n (and k), refined in MPFR where a claim was undecided; each claim judged on its scan's certified row; boundary pairs k = 0 and k = n - 1 for unsound mechanism-wide upper claims",
+            "scans": scans,
+        }),
+        proofs_notes: notes,
+    }
+}
+
+/// A scan as a certificate holds it: the profile's report and its proof.
+fn scan_json(query: &ProfileQuery, profile: &Profile) -> Value {
+    json!({
+        "report": with_exact_endpoints(|| super::output::profile_json(query, profile)),
+        "method": profile_method(query, profile),
+    })
+}
+
+/// The parts of a comparison's certificate: per n, the scan behind the mechanism's ε.
+pub fn compare_parts<'a>(
+    query: &'a CompareQuery,
+    settings: &'a Settings,
+    rows: &[Comparison],
+    report: Value,
+) -> Parts<'a> {
+    let mut notes = vec!["reference-accountants.md", "epsilon-for-delta.md"];
+    for c in rows {
+        notes.extend(profile_notes(&c.scan.0, &c.scan.1));
+    }
+    Parts {
+        command: "compare",
+        mechanism: &query.mechanism,
+        settings,
+        claims: None,
+        report,
+        method: json!({
+            "route": "per n: the mechanism's ε by a profile scan over every k, the boundary pair's ε by the pair engine, and every published bound in MPFR interval arithmetic (closed forms, certified inversions, reduced experiments)",
+            "scans": rows.iter().map(|c| scan_json(&c.scan.0, &c.scan.1)).collect::<Vec<_>>(),
+        }),
+        proofs_notes: notes,
+    }
 }
 
 /// The notes behind a profile.

@@ -195,8 +195,33 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Audit(a) => {
-            let query = validate::audit_query(a)?;
-            let audit = crate::audit::audit(&query)?;
+            let (query, claims_text) = validate::audit_query(a)?;
+            let audit = match &a.common.certificate {
+                Some(path) => {
+                    let audit = single_threaded(|| crate::audit::audit(&query))?;
+                    let settings = certify::settings(
+                        query.backend,
+                        query.exact_ctx,
+                        &query.options,
+                        query.escalate_above,
+                    );
+                    let report =
+                        with_exact_endpoints(|| output::audit_json(&query, &a.claims, &audit));
+                    certify::write(
+                        path,
+                        certify::audit_parts(
+                            &query,
+                            &settings,
+                            &a.claims,
+                            &claims_text,
+                            &audit,
+                            report,
+                        ),
+                    )?;
+                    audit
+                }
+                None => crate::audit::audit(&query)?,
+            };
             let stdout = render(
                 a.common.json,
                 || output::audit_json(&query, &a.claims, &audit),
@@ -213,7 +238,25 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         }
         Command::Compare(a) => {
             let query = validate::compare_query(a)?;
-            let (local, rows) = crate::audit::compare::compare(&query)?;
+            let (local, rows) = match &a.common.certificate {
+                Some(path) => {
+                    let (local, rows) = single_threaded(|| crate::audit::compare::compare(&query))?;
+                    let settings = certify::settings(
+                        query.backend,
+                        query.exact_ctx,
+                        &query.options,
+                        query.escalate_above,
+                    );
+                    let report =
+                        with_exact_endpoints(|| output::compare_json(&query, &local, &rows));
+                    certify::write(
+                        path,
+                        certify::compare_parts(&query, &settings, &rows, report),
+                    )?;
+                    (local, rows)
+                }
+                None => crate::audit::compare::compare(&query)?,
+            };
             plain(render(
                 a.common.json,
                 || output::compare_json(&query, &local, &rows),
@@ -313,6 +356,16 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             })
         }
     }
+}
+
+/// Runs `f` on one thread: a certified scan's order, and so what it prunes, is then the same
+/// on every run, which makes its certificate reproducible.
+fn single_threaded<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::Internal(format!("thread pool: {e}")))?
+        .install(f)
 }
 
 /// The settings of a pair computation, for its certificate.

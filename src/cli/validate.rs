@@ -200,18 +200,22 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
     ))
 }
 
-/// The audit: the shared options and the claims file, read and validated in full.
-pub fn audit_query(args: &AuditArgs) -> Result<AuditQuery> {
-    let claims = read_claims(&args.claims)?;
+/// The audit (the shared options and the claims file, read and validated in full), and the
+/// claims file's text for its certificate.
+pub fn audit_query(args: &AuditArgs) -> Result<(AuditQuery, String)> {
+    let (text, claims) = read_claims(&args.claims)?;
     let c = common(&args.common)?;
-    Ok(AuditQuery {
-        mechanism: c.mechanism,
-        claims,
-        options: c.options,
-        backend: c.backend,
-        exact_ctx: c.exact_ctx,
-        escalate_above: c.escalate_above,
-    })
+    Ok((
+        AuditQuery {
+            mechanism: c.mechanism,
+            claims,
+            options: c.options,
+            backend: c.backend,
+            exact_ctx: c.exact_ctx,
+            escalate_above: c.escalate_above,
+        },
+        text,
+    ))
 }
 
 /// The comparison of published bounds: the shared options, every n and the target δ.

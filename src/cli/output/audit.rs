@@ -3,7 +3,7 @@
 use super::table;
 use crate::audit::claims::{Claim, ClaimKind};
 use crate::audit::verdict::Verdict;
-use crate::audit::{Audit, AuditQuery, ClaimReport};
+use crate::audit::{Audit, AuditQuery, ClaimReport, Tightness, straddle_json};
 use crate::enclosure::{Enclosure, exact_string, rounded_up};
 use crate::profile::KValue;
 use rug::Rational;
@@ -203,61 +203,36 @@ pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
     s
 }
 
-fn kvalue_json(v: &KValue) -> Value {
-    json!({ "k": v.k, "direction": v.direction.key(), "value": v.value.to_json() })
-}
-
 pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
     let claims: Vec<Value> = audit
         .reports
         .iter()
         .map(|r| {
             let c = &r.claim;
-            let mut v = json!({
-                "line": c.line,
-                "n": c.n,
-                "eps": exact_string(&c.eps),
-                "delta": c.delta.as_ref().map(exact_string),
-                "kind": c.kind.name(),
-                "k": c.k,
-                "source": c.source,
-                "note": c.note,
-                "scope": if c.k.is_some() { "pair" } else { "mechanism" },
-                "verdict": r.verdict.name(),
-                "witness": r.witness.as_ref().map(kvalue_json),
-                "arithmetic": r.arithmetic,
-            });
-            match &c.kind {
-                ClaimKind::Rdp { alpha } => {
-                    v["alpha"] = json!(exact_string(alpha));
-                    v["certified_renyi"] = r.value.to_json();
-                }
-                _ => v["certified_delta"] = r.value.to_json(),
-            }
+            let mut v = c.to_json();
+            v["scope"] = json!(if c.k.is_some() { "pair" } else { "mechanism" });
+            v["verdict"] = json!(r.verdict.name());
+            v["witness"] = r.witness.as_ref().map_or(Value::Null, KValue::to_json);
+            v["arithmetic"] = json!(r.arithmetic);
+            let key = match &c.kind {
+                ClaimKind::Rdp { .. } => "certified_renyi",
+                _ => "certified_delta",
+            };
+            v[key] = r.value.to_json();
             v["certified_eps"] = r
                 .eps_at_delta
                 .as_ref()
                 .map_or(Value::Null, Enclosure::to_json);
-            v["tightness"] = r.tightness.as_ref().map_or(Value::Null, |t| {
-                json!({
-                    "eps_ratio": t.eps_ratio.as_ref().map(Enclosure::to_json),
-                    "delta_ratio": t.delta_ratio.as_ref().map(Enclosure::to_json),
-                })
-            });
+            v["tightness"] = r.tightness.as_ref().map_or(Value::Null, Tightness::to_json);
             v["boundary"] = r.boundary.as_ref().map_or(Value::Null, |b| {
                 json!({
-                    "pairs": b.pairs.iter().map(kvalue_json).collect::<Vec<_>>(),
+                    "pairs": b.pairs.iter().map(KValue::to_json).collect::<Vec<_>>(),
                     "refutes": b.verdict == Verdict::Unsound,
                     "verdict_on_boundary_alone": b.verdict.name(),
                 })
             });
             // How far the enclosure reaches past the claim, rounded up (display).
-            v["straddle"] = r.straddle.as_ref().map_or(Value::Null, |(below, above)| {
-                json!({
-                    "below": below.as_ref().map(|q| rounded_up(q, 6)),
-                    "above": above.as_ref().map(|q| rounded_up(q, 6)),
-                })
-            });
+            v["straddle"] = r.straddle.as_ref().map_or(Value::Null, straddle_json);
             v
         })
         .collect();
@@ -277,13 +252,13 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
             "n": s.n,
             "k": s.k,
             "claims": s.claims,
-            "quantities": s.quantities,
-            "pairs_evaluated": s.pairs_evaluated,
-            "k_pruned": s.k_pruned,
-            "nodes_bounded": s.nodes_bounded,
-            "pairs_refined": s.pairs_refined,
-            "arithmetic": s.arithmetic,
-            "engine": s.engine,
+            "quantities": s.query.quantities.len(),
+            "pairs_evaluated": s.profile.stats.pairs_evaluated,
+            "k_pruned": s.profile.stats.k_pruned,
+            "nodes_bounded": s.profile.stats.nodes_bounded,
+            "pairs_refined": s.profile.stats.pairs_refined,
+            "arithmetic": s.profile.arithmetic,
+            "engine": s.profile.engine,
         })).collect::<Vec<_>>(),
         "claims": claims,
     })

@@ -3,18 +3,12 @@
 use super::{argmax_json, argmax_text, table};
 use crate::accountants::{LocalPrivacy, Validity};
 use crate::arith::Scalar;
-use crate::audit::compare::{CompareQuery, Comparison, Status};
+use crate::audit::compare::{BoundRow, CompareQuery, Comparison, Status};
 use crate::enclosure::exact_string;
 use serde_json::{Value, json};
 
 /// Digits of the table's enclosures (rounded outward, so still certified).
 const SHORT: u32 = 6;
-
-fn validity_text(v: &Validity) -> &str {
-    match v {
-        Validity::Valid(s) | Validity::Outside(s) => s,
-    }
-}
 
 fn local_text(local: &LocalPrivacy) -> String {
     let family = match local.k_rr {
@@ -100,29 +94,14 @@ pub fn compare_json(query: &CompareQuery, local: &LocalPrivacy, rows: &[Comparis
         "mechanism": query.mechanism.to_json(),
         "delta": exact_string(&query.delta),
         "backend": query.backend.label(),
-        "local": {
-            "eps0": local.eps0.to_json(),
-            "exp_eps0": local.exp_eps0.enclosure().to_json(),
-            "k_rr": local.k_rr,
-        },
+        "local": local.to_json(),
         "results": rows.iter().map(|c| json!({
             "n": c.n,
             "certified_eps": c.mechanism.value.to_json(),
             "argmax_k": argmax_json(&c.mechanism).0,
             "argmax_k_ranges": argmax_json(&c.mechanism).1,
             "boundary_pair_eps": c.boundary.to_json(),
-            "bounds": c.bounds.iter().map(|b| json!({
-                "id": b.bound.id,
-                "name": b.bound.name,
-                "source": b.bound.source,
-                "method": b.bound.method.describe(),
-                "valid": matches!(b.bound.validity, Validity::Valid(_)),
-                "validity": validity_text(&b.bound.validity),
-                "eps": b.bound.eps.as_ref().map(|e| e.to_json()),
-                "ratio_to_certified": b.ratio.as_ref().map(|r| r.to_json()),
-                "status": b.status.name(),
-                "arithmetic": b.bound.arithmetic,
-            })).collect::<Vec<_>>(),
+            "bounds": c.bounds.iter().map(BoundRow::to_json).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
 }

@@ -130,9 +130,7 @@ pub(super) fn argmax_json(row: &crate::profile::ProfileRow) -> (Value, Value) {
     (
         row.argmax
             .iter()
-            .map(
-                |v| json!({ "k": v.k, "direction": v.direction.key(), "value": v.value.to_json() }),
-            )
+            .map(crate::profile::KValue::to_json)
             .collect(),
         row.argmax_ranges
             .iter()

@@ -18,6 +18,10 @@
 //! * **profile proof**: every evaluated pair recomputed in MPFR, every range of k closed at a
 //!   node re-derived from that node's pair built from scratch, and every k covered exactly once.
 
+mod audit;
+mod compare;
+mod profile;
+
 use super::reference;
 use super::{SCHEMA_ID, Settings, digest, schema_errors};
 use crate::arith::ln_bracket;
@@ -26,8 +30,8 @@ use crate::enclosure::{Enclosure, Endpoint, exact_string, parse_rational};
 use crate::error::{Error, Result};
 use crate::exact::curve::Direction;
 use crate::mechanism::{Mechanism, MechanismSource};
-use crate::profile::{ClosureKind, ProfileQuery, Quantity, node_values, pair_values};
 use crate::query::{Backend, DeltaJob, DivergenceJob, EpsilonJob, PairQuery, Threshold, answer};
+use profile::{ProfileProof, verify_profile};
 use rug::Rational;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -240,7 +244,17 @@ pub fn verify(text: &str) -> Result<Verification> {
         "delta" | "epsilon" | "divergences" => {
             verify_pair(&command, report, &mechanism, &settings, &mut tally)?
         }
-        "profile" => verify_profile(report, &cert["method"], &mechanism, &settings, &mut tally)?,
+        "profile" => {
+            let proof = ProfileProof {
+                prefix: String::new(),
+                report,
+                method: &cert["method"],
+                precision: higher_precision(&settings),
+            };
+            verify_profile(&proof, &mechanism, &settings, &mut tally)?;
+        }
+        "audit" => audit::verify_audit(&cert, &mechanism, &settings, &mut tally)?,
+        "compare" => compare::verify_compare(&cert, &mechanism, &settings, &mut tally)?,
         other => {
             return Err(Error::argument(
                 "command",
@@ -559,291 +573,4 @@ fn witnesses(
         }
     }
     Ok(())
-}
-
-/// A profile certificate: its proof re-derived.
-fn verify_profile(
-    report: &Value,
-    method: &Value,
-    m: &Mechanism,
-    settings: &Settings,
-    tally: &mut Tally,
-) -> Result<()> {
-    let n = u64_at(&report["n"], "report.n")?;
-    let range = &report["k_range"];
-    let (a, b) = (
-        u64_at(&range[0], "report.k_range")?,
-        u64_at(&range[1], "report.k_range")?,
-    );
-    let quantities = method["quantities"]
-        .as_array()
-        .ok_or_else(|| Error::argument("method.quantities", "missing"))?
-        .iter()
-        .map(|q| {
-            Quantity::from_json(q)
-                .ok_or_else(|| Error::argument("method.quantities", format!("unreadable: {q}")))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    // The certified rows, by quantity.  A row's lower end is shown by a recomputed pair that
-    // reaches it; its upper end by every k being covered — by recomputed pairs below it, or by
-    // closed ranges that their node pairs bear out.
-    let rows = profile_rows(report, &quantities)?;
-    for (field, value, _) in &rows {
-        tally.certified(field, value.clone(), true);
-    }
-    let problems_before = tally.problems.len();
-    let mut upper_ok = vec![true; quantities.len()];
-    let query = ProfileQuery {
-        mechanism: m.clone(),
-        n,
-        k_range: Some((a, b)),
-        quantities: quantities.clone(),
-        options: settings.options.clone(),
-        backend: settings.backend,
-        exact_ctx: settings.exact_ctx,
-        prune: true,
-        escalate_above: None,
-    };
-    let precision = higher_precision(settings);
-    let leaf_label = format!("every evaluated pair recomputed in mpfr-{precision}");
-    tally.route(leaf_label.clone());
-    // Coverage: per quantity, the k each piece of the proof accounts for.
-    let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
-    for (r, record) in method["records"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let k = u64_at(&record["k"], "method.records.k")?;
-        let open: Vec<bool> = (0..quantities.len())
-            .map(|i| !record["qp"][i].is_null())
-            .collect();
-        let fresh = pair_values(
-            &pair_query(m, n, k, settings, Backend::Mpfr { precision }),
-            &quantities,
-            &open,
-        )?
-        .result;
-        for (i, is_open) in open.iter().enumerate() {
-            if !is_open {
-                continue;
-            }
-            covered[i].push((k, k + 1));
-            let (field, row, argmax) = &rows[i];
-            for (dir, recomputed) in [(Direction::Qp, &fresh.qp[i]), (Direction::Pq, &fresh.pq[i])]
-            {
-                let recomputed = recomputed.as_ref().expect("evaluated");
-                let certified = enclosure_at(&record[dir.key()][i], "method.records")?;
-                if !certified.overlaps(recomputed) {
-                    tally.problem(format!(
-                        "method.records.{r} (k = {k}, {}): the certified {certified} and the recomputed {recomputed} are disjoint",
-                        dir.key()
-                    ));
-                }
-                if row.lo() <= recomputed.lo() {
-                    tally.lower_shown(field, &leaf_label);
-                }
-                if recomputed.hi() > row.hi() {
-                    upper_ok[i] = false;
-                    tally.problem(format!(
-                        "{field}: k = {k} ({}) reaches {recomputed}, above the certified {row}",
-                        dir.key()
-                    ));
-                }
-                // An honest argmax lists every evaluated pair that can reach the maximum.
-                if certified.hi() >= row.lo()
-                    && argmax
-                        .as_ref()
-                        .is_some_and(|list| !list.contains(&(k, dir.key().to_string())))
-                {
-                    tally.problem(format!(
-                        "{field}: k = {k} ({}) can reach the maximum but is not in the argmax",
-                        dir.key()
-                    ));
-                }
-            }
-        }
-    }
-    let node_label = "every closed range re-derived from its node pair, built from scratch";
-    tally.route(node_label);
-    for closure in method["closures"].as_array().into_iter().flatten() {
-        let lo = u64_at(&closure["range"][0], "method.closures.range")?;
-        let hi = u64_at(&closure["range"][1], "method.closures.range")?;
-        let i = closure["quantity"]
-            .as_u64()
-            .map(|i| i as usize)
-            .filter(|i| *i < quantities.len())
-            .ok_or_else(|| Error::argument("method.closures.quantity", "out of range"))?;
-        let kind = match closure["kind"].as_str() {
-            Some("below") => ClosureKind::Below,
-            Some("ceiling") => ClosureKind::Ceiling,
-            Some("tie") => ClosureKind::Tie,
-            other => {
-                return Err(Error::argument(
-                    "method.closures.kind",
-                    format!("unknown: {other:?}"),
-                ));
-            }
-        };
-        covered[i].push((lo, hi));
-        let (field, row, _) = &rows[i];
-        if !closure_holds(&query, (lo, hi), i, kind, row, precision)? {
-            upper_ok[i] = false;
-            tally.problem(format!(
-                "method.closures: k in [{lo}, {hi}) closed for {} as `{}`, which its node pair does not bear out ({field} = {row})",
-                quantities[i].describe(),
-                kind.name()
-            ));
-        }
-    }
-    for (i, pieces) in covered.iter_mut().enumerate() {
-        pieces.sort_unstable();
-        let mut next = a;
-        for &(lo, hi) in pieces.iter() {
-            if lo != next {
-                upper_ok[i] = false;
-                tally.problem(format!(
-                    "{}: k = {} is {} (coverage of {a}..{b})",
-                    rows[i].0,
-                    lo.min(next),
-                    if lo > next {
-                        "not covered by any pair or closed range"
-                    } else {
-                        "covered twice"
-                    }
-                ));
-            }
-            next = next.max(hi);
-        }
-        if next != b + 1 {
-            upper_ok[i] = false;
-            tally.problem(format!("{}: k = {next}..{b} not covered", rows[i].0));
-        }
-    }
-    if tally.problems.len() == problems_before {
-        for (i, (field, _, _)) in rows.iter().enumerate() {
-            if upper_ok[i] {
-                tally.upper_shown(field);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether the node pair of `[lo, hi)` bears out closing quantity i as `kind`: in the
-/// certificate's backend first, then in MPFR at `precision` when that cannot tell.
-fn closure_holds(
-    query: &ProfileQuery,
-    range: (u64, u64),
-    i: usize,
-    kind: ClosureKind,
-    row: &Enclosure,
-    precision: u32,
-) -> Result<bool> {
-    let mut open = vec![false; query.quantities.len()];
-    open[i] = true;
-    let holds = |q: &ProfileQuery| -> Result<bool> {
-        let v = node_values(q, range, &open)?;
-        let both = [
-            v.qp[i].clone().expect("open"),
-            v.pq[i].clone().expect("open"),
-        ];
-        let zero = Endpoint::Finite(Rational::new());
-        Ok(match (&query.quantities[i], kind) {
-            // ε_k < row.lo for every k below: δ_node(row.lo) < D in both directions.
-            (Quantity::Epsilon(target), ClosureKind::Below) => {
-                let Endpoint::Finite(eps) = row.lo() else {
-                    return Ok(false);
-                };
-                let mut at = q.clone();
-                at.quantities = vec![Quantity::Delta(Threshold::Eps(eps.clone()))];
-                let v = node_values(&at, range, &[true])?;
-                [&v.qp[0], &v.pq[0]].iter().all(|e| {
-                    e.as_ref().expect("open").compare(target) == crate::enclosure::Tri::Less
-                })
-            }
-            // ε_k = 0 for every k below: TV of the node ≤ D in both directions.
-            (Quantity::Epsilon(target), _) => {
-                let mut at = q.clone();
-                at.quantities = vec![Quantity::Delta(Threshold::ExpEps(Rational::from(1)))];
-                let v = node_values(&at, range, &[true])?;
-                [&v.qp[0], &v.pq[0]].iter().all(|e| {
-                    judge(e.as_ref().expect("open"), Side::AtMost, target)
-                        == crate::audit::verdict::Verdict::Sound
-                })
-            }
-            (_, ClosureKind::Below) => both.iter().all(|e| e.hi() < row.lo()),
-            (_, ClosureKind::Ceiling) => both.iter().all(|e| e.hi() <= row.hi()),
-            (_, ClosureKind::Tie) => both.iter().all(|e| e.hi() <= &zero),
-        })
-    };
-    if holds(query)? {
-        return Ok(true);
-    }
-    let finer = ProfileQuery {
-        backend: Backend::Mpfr { precision },
-        ..query.clone()
-    };
-    holds(&finer)
-}
-
-/// Per quantity: the field name in the report, the certified value, and the argmax as
-/// (k, direction) pairs (`None` where the report lists maximisers by ranges or not at all).
-type Row = (String, Enclosure, Option<Vec<(u64, String)>>);
-
-fn profile_rows(report: &Value, quantities: &[Quantity]) -> Result<Vec<Row>> {
-    let argmax = |v: &Value| -> Option<Vec<(u64, String)>> {
-        if v["resolved"] == Value::Bool(false) {
-            return None;
-        }
-        if v["argmax_k_ranges"]
-            .as_array()
-            .is_some_and(|r| !r.is_empty())
-        {
-            return None;
-        }
-        v["argmax_k"].as_array().map(|list| {
-            list.iter()
-                .filter_map(|e| Some((e["k"].as_u64()?, e["direction"].as_str()?.to_string())))
-                .collect()
-        })
-    };
-    let (mut d, mut e, mut r) = (0, 0, 0);
-    quantities
-        .iter()
-        .map(|q| {
-            let (field, v, key) = match q {
-                Quantity::Delta(_) => {
-                    d += 1;
-                    (
-                        format!("results.{}", d - 1),
-                        &report["results"][d - 1],
-                        "delta_profile",
-                    )
-                }
-                Quantity::Epsilon(_) => {
-                    e += 1;
-                    (
-                        format!("eps_results.{}", e - 1),
-                        &report["eps_results"][e - 1],
-                        "eps_profile",
-                    )
-                }
-                Quantity::Renyi(_) => {
-                    r += 1;
-                    (
-                        format!("renyi_profile.{}", r - 1),
-                        &report["renyi_profile"][r - 1],
-                        "value",
-                    )
-                }
-            };
-            Ok((
-                format!("{field}.{key}"),
-                enclosure_at(&v[key], &field)?,
-                argmax(v),
-            ))
-        })
-        .collect()
 }

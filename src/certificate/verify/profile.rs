@@ -1,0 +1,420 @@
+//! A profile's proof re-derived: every evaluated pair recomputed, every closed range borne out
+//! by its node pair built from scratch, and every k covered exactly once.
+
+use super::{Tally, enclosure_at, pair_query, u64_at};
+use crate::audit::verdict::{Side, Verdict, judge};
+use crate::certificate::Settings;
+use crate::enclosure::{Enclosure, Endpoint, Tri};
+use crate::error::{Error, Result};
+use crate::exact::curve::Direction;
+use crate::mechanism::Mechanism;
+use crate::profile::{ClosureKind, ProfileQuery, Quantity, node_compare, node_values, pair_values};
+use crate::query::{Backend, Threshold};
+use rayon::prelude::*;
+use rug::Rational;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A profile's report and proof, and where they sit in the certificate.
+pub struct ProfileProof<'a> {
+    /// Prefixed to every field the verification names (`""` for a profile certificate).
+    pub prefix: String,
+    pub report: &'a Value,
+    pub method: &'a Value,
+    /// The MPFR precision of the recomputation.
+    pub precision: u32,
+}
+
+/// A node's range of k and the closures `(quantity, kind)` made there.
+type NodeClosures = ((u64, u64), Vec<(usize, ClosureKind)>);
+
+/// A profile's quantities and certified rows, as a verified proof yields them.
+pub struct VerifiedRows {
+    pub quantities: Vec<Quantity>,
+    pub rows: Vec<Row>,
+}
+
+/// A profile's proof re-derived; its rows are registered with the tally (and confirmed there
+/// only when every step holds).
+pub fn verify_profile(
+    proof: &ProfileProof<'_>,
+    m: &Mechanism,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<VerifiedRows> {
+    let (report, method, prefix) = (proof.report, proof.method, proof.prefix.as_str());
+    let n = u64_at(&report["n"], "report.n")?;
+    let range = &report["k_range"];
+    let (a, b) = (
+        u64_at(&range[0], "report.k_range")?,
+        u64_at(&range[1], "report.k_range")?,
+    );
+    let quantities = method["quantities"]
+        .as_array()
+        .ok_or_else(|| Error::argument("method.quantities", "missing"))?
+        .iter()
+        .map(|q| {
+            Quantity::from_json(q)
+                .ok_or_else(|| Error::argument("method.quantities", format!("unreadable: {q}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // The certified rows, by quantity.  A row's lower end is shown by a recomputed pair that
+    // reaches it; its upper end by every k being covered — by recomputed pairs below it, or by
+    // closed ranges that their node pairs bear out.
+    let rows = profile_rows(prefix, report, &quantities)?;
+    for (field, value, _) in &rows {
+        tally.certified(field, value.clone(), true);
+    }
+    let problems_before = tally.problems.len();
+    let mut upper_ok = vec![true; quantities.len()];
+    let query = ProfileQuery {
+        mechanism: m.clone(),
+        n,
+        k_range: Some((a, b)),
+        quantities: quantities.clone(),
+        options: settings.options.clone(),
+        backend: settings.backend,
+        exact_ctx: settings.exact_ctx,
+        prune: true,
+        escalate_above: None,
+    };
+    let precision = proof.precision;
+    let leaf_label = format!("every evaluated pair recomputed in mpfr-{precision}");
+    tally.route(leaf_label.clone());
+    // Coverage: per quantity, the k each piece of the proof accounts for.
+    let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
+    // Every evaluated pair recomputed, on every core.
+    let records: Vec<&Value> = method["records"].as_array().into_iter().flatten().collect();
+    let recomputed = records
+        .par_iter()
+        .map(|record| {
+            let k = u64_at(&record["k"], "method.records.k")?;
+            let open: Vec<bool> = (0..quantities.len())
+                .map(|i| !record["qp"][i].is_null())
+                .collect();
+            let query = pair_query(m, n, k, settings, Backend::Mpfr { precision });
+            Ok((
+                k,
+                open.clone(),
+                pair_values(&query, &quantities, &open)?.result,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (r, (record, (k, open, fresh))) in records.iter().zip(recomputed).enumerate() {
+        for (i, is_open) in open.iter().enumerate() {
+            if !is_open {
+                continue;
+            }
+            covered[i].push((k, k + 1));
+            let (field, row, argmax) = &rows[i];
+            for (dir, recomputed) in [(Direction::Qp, &fresh.qp[i]), (Direction::Pq, &fresh.pq[i])]
+            {
+                let recomputed = recomputed.as_ref().expect("evaluated");
+                let certified = enclosure_at(&record[dir.key()][i], "method.records")?;
+                if !certified.overlaps(recomputed) {
+                    tally.problem(format!(
+                        "{prefix}method.records.{r} (k = {k}, {}): the certified {certified} and the recomputed {recomputed} are disjoint",
+                        dir.key()
+                    ));
+                }
+                if row.lo() <= recomputed.lo() {
+                    tally.lower_shown(field, &leaf_label);
+                }
+                if recomputed.hi() > row.hi() {
+                    upper_ok[i] = false;
+                    tally.problem(format!(
+                        "{field}: k = {k} ({}) reaches {recomputed}, above the certified {row}",
+                        dir.key()
+                    ));
+                }
+                // An honest argmax lists every evaluated pair that can reach the maximum.
+                if certified.hi() >= row.lo()
+                    && argmax
+                        .as_ref()
+                        .is_some_and(|list| !list.contains(&(k, dir.key().to_string())))
+                {
+                    tally.problem(format!(
+                        "{field}: k = {k} ({}) can reach the maximum but is not in the argmax",
+                        dir.key()
+                    ));
+                }
+            }
+        }
+    }
+    let node_label = "every closed range re-derived from its node pair, built from scratch";
+    tally.route(node_label);
+    // The closures, grouped by node: each node pair is built once for all it closes.
+    let mut by_node: BTreeMap<(u64, u64), Vec<(usize, ClosureKind)>> = BTreeMap::new();
+    for closure in method["closures"].as_array().into_iter().flatten() {
+        let lo = u64_at(&closure["range"][0], "method.closures.range")?;
+        let hi = u64_at(&closure["range"][1], "method.closures.range")?;
+        let i = closure["quantity"]
+            .as_u64()
+            .map(|i| i as usize)
+            .filter(|i| *i < quantities.len())
+            .ok_or_else(|| Error::argument("method.closures.quantity", "out of range"))?;
+        let kind = match closure["kind"].as_str() {
+            Some("below") => ClosureKind::Below,
+            Some("ceiling") => ClosureKind::Ceiling,
+            Some("tie") => ClosureKind::Tie,
+            other => {
+                return Err(Error::argument(
+                    "method.closures.kind",
+                    format!("unknown: {other:?}"),
+                ));
+            }
+        };
+        covered[i].push((lo, hi));
+        by_node.entry((lo, hi)).or_default().push((i, kind));
+    }
+    // Node pairs are independent of each other: built on every core.
+    let row_values: Vec<Enclosure> = rows.iter().map(|r| r.1.clone()).collect();
+    let nodes: Vec<NodeClosures> = by_node.into_iter().collect();
+    let held = nodes
+        .par_iter()
+        .map(|(range, closed)| closures_hold(&query, *range, closed, &row_values, precision))
+        .collect::<Result<Vec<_>>>()?;
+    for (((lo, hi), closed), held) in nodes.iter().zip(held) {
+        for (&(i, kind), holds) in closed.iter().zip(held) {
+            if !holds {
+                let (field, row, _) = &rows[i];
+                upper_ok[i] = false;
+                tally.problem(format!(
+                    "{prefix}method.closures: k in [{lo}, {hi}) closed for {} as `{}`, which its node pair does not bear out ({field} = {row})",
+                    quantities[i].describe(),
+                    kind.name()
+                ));
+            }
+        }
+    }
+    for (i, pieces) in covered.iter_mut().enumerate() {
+        pieces.sort_unstable();
+        let mut next = a;
+        for &(lo, hi) in pieces.iter() {
+            if lo != next {
+                upper_ok[i] = false;
+                tally.problem(format!(
+                    "{}: k = {} is {} (coverage of {a}..{b})",
+                    rows[i].0,
+                    lo.min(next),
+                    if lo > next {
+                        "not covered by any pair or closed range"
+                    } else {
+                        "covered twice"
+                    }
+                ));
+            }
+            next = next.max(hi);
+        }
+        if next != b + 1 {
+            upper_ok[i] = false;
+            tally.problem(format!("{}: k = {next}..{b} not covered", rows[i].0));
+        }
+    }
+    if tally.problems.len() == problems_before {
+        for (i, (field, _, _)) in rows.iter().enumerate() {
+            if upper_ok[i] {
+                tally.upper_shown(field);
+            }
+        }
+    }
+    Ok(VerifiedRows { quantities, rows })
+}
+
+/// What a closure asks of its node pair: the node's value of some quantity, and the test it
+/// must pass.
+enum Test {
+    /// Not checkable: the closure cannot hold.
+    Fails,
+    /// The value (both directions) is certainly below the target (ε closed below: δ at the
+    /// row's lower end stays under D).
+    Less(Rational),
+    /// The value is certainly at most the target.
+    AtMost(Rational),
+    /// The value's upper end is below (`strict`) or at most the endpoint.
+    UpperBelow(Endpoint, bool),
+}
+
+/// The node quantity and test that bear out closing quantity `i` as `kind` (`profile.md`).
+fn closure_test(
+    query: &ProfileQuery,
+    i: usize,
+    kind: ClosureKind,
+    row: &Enclosure,
+) -> (Quantity, Test) {
+    let zero = Endpoint::Finite(Rational::new());
+    let q = query.quantities[i].clone();
+    match (&query.quantities[i], kind) {
+        // ε_k < row.lo for every k below: δ_node(row.lo) < D in both directions.
+        (Quantity::Epsilon(target), ClosureKind::Below) => match row.lo() {
+            Endpoint::Finite(eps) => (
+                Quantity::Delta(Threshold::Eps(eps.clone())),
+                Test::Less(target.clone()),
+            ),
+            _ => (q, Test::Fails),
+        },
+        // ε_k = 0 for every k below: TV of the node ≤ D in both directions.
+        (Quantity::Epsilon(target), _) => (
+            Quantity::Delta(Threshold::ExpEps(Rational::from(1))),
+            Test::AtMost(target.clone()),
+        ),
+        (_, ClosureKind::Below) => (q, Test::UpperBelow(row.lo().clone(), true)),
+        (_, ClosureKind::Ceiling) => (q, Test::UpperBelow(row.hi().clone(), false)),
+        (_, ClosureKind::Tie) => (q, Test::UpperBelow(zero, false)),
+    }
+}
+
+impl Test {
+    /// The test as a comparison of δ with a target, which certified f64 bounds can often
+    /// settle, and whether equality passes.
+    fn as_comparison(&self, q: &Quantity) -> Option<(Threshold, Rational, bool)> {
+        let Quantity::Delta(t) = q else {
+            return None;
+        };
+        match self {
+            Test::Less(target) => Some((t.clone(), target.clone(), false)),
+            Test::AtMost(target) => Some((t.clone(), target.clone(), true)),
+            Test::UpperBelow(Endpoint::Finite(end), true) => Some((t.clone(), end.clone(), false)),
+            _ => None,
+        }
+    }
+
+    fn passes(&self, e: &Enclosure) -> bool {
+        match self {
+            Test::Fails => false,
+            Test::Less(target) => e.compare(target) == Tri::Less,
+            Test::AtMost(target) => judge(e, Side::AtMost, target) == Verdict::Sound,
+            Test::UpperBelow(end, true) => e.hi() < end,
+            Test::UpperBelow(end, false) => e.hi() <= end,
+        }
+    }
+}
+
+/// Whether the node pair of `[lo, hi)` bears out each of its closures `(quantity, kind)`: in
+/// the certificate's backend first (δ tests by certified f64 bounds where they settle it, as
+/// the scan decided them), then, for those that cannot tell, in MPFR at `precision`.  The node
+/// pair is built at most once per way for all its closures.
+fn closures_hold(
+    query: &ProfileQuery,
+    range: (u64, u64),
+    closed: &[(usize, ClosureKind)],
+    rows: &[Enclosure],
+    precision: u32,
+) -> Result<Vec<bool>> {
+    let tests: Vec<(Quantity, Test)> = closed
+        .iter()
+        .map(|&(i, kind)| closure_test(query, i, kind, &rows[i]))
+        .collect();
+    let run = |q: &ProfileQuery, which: &[usize]| -> Result<Vec<bool>> {
+        let at = ProfileQuery {
+            quantities: which.iter().map(|&j| tests[j].0.clone()).collect(),
+            ..q.clone()
+        };
+        let v = node_values(&at, range, &vec![true; which.len()])?;
+        Ok(which
+            .iter()
+            .enumerate()
+            .map(|(slot, &j)| {
+                [&v.qp[slot], &v.pq[slot]]
+                    .iter()
+                    .all(|e| tests[j].1.passes(e.as_ref().expect("open")))
+            })
+            .collect())
+    };
+    let mut held = vec![false; tests.len()];
+    let comparisons: Vec<(usize, (Threshold, Rational, bool))> = tests
+        .iter()
+        .enumerate()
+        .filter_map(|(j, (q, test))| Some((j, test.as_comparison(q)?)))
+        .collect();
+    if !comparisons.is_empty() {
+        let checks: Vec<(Threshold, Rational)> = comparisons
+            .iter()
+            .map(|(_, (t, target, _))| (t.clone(), target.clone()))
+            .collect();
+        for ((j, (_, _, equal_passes)), tri) in
+            comparisons.iter().zip(node_compare(query, range, &checks)?)
+        {
+            held[*j] = tri
+                .iter()
+                .all(|t| *t == Tri::Less || *equal_passes && *t == Tri::Equal);
+        }
+    }
+    let rest: Vec<usize> = (0..tests.len()).filter(|&j| !held[j]).collect();
+    if !rest.is_empty() {
+        for (j, holds) in rest.iter().zip(run(query, &rest)?) {
+            held[*j] = holds;
+        }
+    }
+    let retry: Vec<usize> = rest.into_iter().filter(|&j| !held[j]).collect();
+    if !retry.is_empty() {
+        let finer = ProfileQuery {
+            backend: Backend::Mpfr { precision },
+            ..query.clone()
+        };
+        for (j, holds) in retry.iter().zip(run(&finer, &retry)?) {
+            held[*j] = holds;
+        }
+    }
+    Ok(held)
+}
+
+/// Per quantity: the field name in the report, the certified value, and the argmax as
+/// (k, direction) pairs (`None` where the report lists maximisers by ranges or not at all).
+pub type Row = (String, Enclosure, Option<Vec<(u64, String)>>);
+
+fn profile_rows(prefix: &str, report: &Value, quantities: &[Quantity]) -> Result<Vec<Row>> {
+    let argmax = |v: &Value| -> Option<Vec<(u64, String)>> {
+        if v["resolved"] == Value::Bool(false) {
+            return None;
+        }
+        if v["argmax_k_ranges"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+        {
+            return None;
+        }
+        v["argmax_k"].as_array().map(|list| {
+            list.iter()
+                .filter_map(|e| Some((e["k"].as_u64()?, e["direction"].as_str()?.to_string())))
+                .collect()
+        })
+    };
+    let (mut d, mut e, mut r) = (0, 0, 0);
+    quantities
+        .iter()
+        .map(|q| {
+            let (field, v, key) = match q {
+                Quantity::Delta(_) => {
+                    d += 1;
+                    (
+                        format!("results.{}", d - 1),
+                        &report["results"][d - 1],
+                        "delta_profile",
+                    )
+                }
+                Quantity::Epsilon(_) => {
+                    e += 1;
+                    (
+                        format!("eps_results.{}", e - 1),
+                        &report["eps_results"][e - 1],
+                        "eps_profile",
+                    )
+                }
+                Quantity::Renyi(_) => {
+                    r += 1;
+                    (
+                        format!("renyi_profile.{}", r - 1),
+                        &report["renyi_profile"][r - 1],
+                        "value",
+                    )
+                }
+            };
+            Ok((
+                format!("{prefix}{field}.{key}"),
+                enclosure_at(&v[key], &field)?,
+                argmax(v),
+            ))
+        })
+        .collect()
+}
