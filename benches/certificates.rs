@@ -1,0 +1,95 @@
+//! Certificates, whole process (the release binary): writing a profile certificate for binary RR
+//! at n = 10⁴, verifying it, and merging 100 shards.  Issue 8's targets: verify ≤ 5× the time
+//! of producing; merge of 100 shards < 1 s.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_shufflecert");
+
+fn run(args: &[&str]) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shufflecert-bench-certs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn profile_and_verify(c: &mut Criterion) {
+    let dir = scratch();
+    let cert = dir.join("profile.json");
+    let mut group =
+        c.benchmark_group("certificate: binary-rr eps0=1, eps_profile at delta=1e-5, n=10000");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(40));
+    let produce = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "10000",
+        "--delta",
+        "1e-5",
+        "-q",
+        "--certificate",
+        text(&cert),
+    ];
+    group.bench_function("profile --certificate", |b| b.iter(|| run(&produce)));
+    group.bench_function("verify", |b| b.iter(|| run(&["verify", text(&cert)])));
+    group.finish();
+}
+
+fn merge(c: &mut Criterion) {
+    let dir = scratch();
+    let n = 10_000u64;
+    let shards: Vec<String> = (0..100u64)
+        .map(|i| {
+            let file = dir.join(format!("shard-{i:03}.json"));
+            let range = format!("{}..{}", i * n / 100, (i + 1) * n / 100 - 1);
+            run(&[
+                "profile",
+                "-m",
+                "binary-rr:eps0=1",
+                "--n",
+                "10000",
+                "--delta",
+                "1e-5",
+                "-q",
+                "--k-range",
+                &range,
+                "--certificate",
+                text(&file),
+            ]);
+            text(&file).to_string()
+        })
+        .collect();
+    let merged = dir.join("merged.json");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--certificate", text(&merged)]);
+    let mut group = c.benchmark_group("merge: 100 shards of binary-rr eps0=1, n=10000");
+    group.sample_size(10);
+    group.bench_function("merge", |b| b.iter(|| run(&args)));
+    group.finish();
+}
+
+criterion_group!(benches, profile_and_verify, merge);
+criterion_main!(benches);
