@@ -175,23 +175,30 @@ fn every_certificate_conforms_to_the_schema_and_verifies() {
     }
 }
 
+/// The bytes of the certificate a command writes with a fixed time stamp, the command
+/// exiting with `status`.
+fn written(args: &[&str], name: &str, status: i32) -> Vec<u8> {
+    let file = path(name);
+    let mut all = args.to_vec();
+    all.extend(["--certificate", &file]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
+        .args(&all)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SOURCE_DATE_EPOCH", "1800000000")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(status), "{args:?}");
+    std::fs::read(&file).unwrap()
+}
+
 #[test]
 fn the_same_command_writes_the_same_bytes() {
     for (args, name) in [COMMANDS[0], COMMANDS[4]] {
-        let run = |suffix: &str| {
-            let file = path(&format!("{suffix}-{name}"));
-            let mut all = args.to_vec();
-            all.extend(["--certificate", &file]);
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
-                .args(&all)
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .env("SOURCE_DATE_EPOCH", "1800000000")
-                .output()
-                .unwrap();
-            assert!(out.status.success());
-            std::fs::read(&file).unwrap()
-        };
-        assert_eq!(run("a"), run("b"), "{args:?}");
+        assert_eq!(
+            written(args, &format!("a-{name}"), 0),
+            written(args, &format!("b-{name}"), 0),
+            "{args:?}"
+        );
     }
 }
 
@@ -485,6 +492,20 @@ fn certify_with_status(args: &[&str], name: &str, status: i32) -> (String, Value
     (file, cert)
 }
 
+/// An edit of a certificate, and what `verify` must name when it rejects it.
+type Case = (&'static str, Box<dyn FnOnce(&mut Value)>, &'static str);
+
+/// Each edit, its digest recomputed, must be rejected as invalid, naming the needle.
+fn reject_all(cert: &Value, prefix: &str, cases: Vec<Case>) {
+    for (name, edit, needle) in cases {
+        let file = tampered(cert, &format!("tampered-{prefix}-{name}.json"), true, edit);
+        let (status, report) = verify(&file);
+        assert_eq!(status, 1, "{name}: {report}");
+        let problems = report["problems"].to_string();
+        assert!(problems.contains(needle), "{name}: {problems}");
+    }
+}
+
 #[test]
 fn audit_certificates_verify_and_reject_tampering() {
     // Sound, unsound (with witness and boundary pairs), a pair claim, a lower and an rdp claim.
@@ -507,28 +528,17 @@ fn audit_certificates_verify_and_reject_tampering() {
     assert_eq!(status, 0, "{report}");
     assert!(report["routes"].to_string().contains("evidence pairs"));
     // Reproducible, though the audit fails.
-    let bytes = |suffix: &str| {
-        let f = path(&format!("audit-{suffix}.json"));
-        let mut all = args.to_vec();
-        all.extend(["--certificate", &f]);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
-            .args(&all)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("SOURCE_DATE_EPOCH", "1800000000")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        std::fs::read(&f).unwrap()
-    };
-    assert_eq!(bytes("a"), bytes("b"));
+    assert_eq!(
+        written(&args, "audit-a.json", 1),
+        written(&args, "audit-b.json", 1)
+    );
     let unsound = cert["report"]["claims"]
         .as_array()
         .unwrap()
         .iter()
         .position(|c| !c["boundary"].is_null())
         .unwrap();
-    type Edit = Box<dyn FnOnce(&mut Value)>;
-    let cases: Vec<(&str, Edit, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "verdict",
             Box::new(move |c| c["report"]["claims"][unsound]["verdict"] = json!("sound")),
@@ -590,13 +600,7 @@ fn audit_certificates_verify_and_reject_tampering() {
             "summary",
         ),
     ];
-    for (name, edit, needle) in cases {
-        let tampered_file = tampered(&cert, &format!("tampered-audit-{name}.json"), true, edit);
-        let (status, report) = verify(&tampered_file);
-        assert_eq!(status, 1, "{name}: {report}");
-        let problems = report["problems"].to_string();
-        assert!(problems.contains(needle), "{name}: {problems}");
-    }
+    reject_all(&cert, "audit", cases);
     // An audit certificate without its claims is malformed.
     let no_claims = tampered(&cert, "audit-no-claims.json", true, |c| {
         c.as_object_mut().unwrap().remove("claims");
@@ -643,8 +647,7 @@ fn compare_certificates_reject_edited_bounds_and_verdicts() {
     assert!(report["routes"].to_string().contains("published bounds"));
     let bounds = cert["report"]["results"][0]["bounds"].as_array().unwrap();
     let holds = bounds.iter().position(|b| b["status"] == "holds").unwrap();
-    type Edit = Box<dyn FnOnce(&mut Value)>;
-    let cases: Vec<(&str, Edit, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "status",
             Box::new(move |c| {
@@ -679,11 +682,101 @@ fn compare_certificates_reject_edited_bounds_and_verdicts() {
             "local",
         ),
     ];
-    for (name, edit, needle) in cases {
-        let tampered_file = tampered(&cert, &format!("tampered-compare-{name}.json"), true, edit);
-        let (status, report) = verify(&tampered_file);
+    reject_all(&cert, "compare", cases);
+}
+
+/// Writes a claims file in the test's scratch directory.
+fn claims_file(name: &str, text: &str) -> String {
+    let file = path(name);
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn a_scan_proves_only_the_n_and_k_it_covers() {
+    let run = |claims: &str, name: &str, status: i32| {
+        let file = claims_file(&format!("{name}.jsonl"), claims);
+        certify_with_status(
+            &["audit", "-m", "binary-rr:eps0=1", "--claims", &file],
+            &format!("{name}.json"),
+            status,
+        )
+        .1
+    };
+    let expect_rejected = |forged: &Value, name: &str, needle: &str| {
+        let file = tampered(forged, &format!("forged-{name}.json"), true, |_| {});
+        let (status, report) = verify(&file);
         assert_eq!(status, 1, "{name}: {report}");
-        let problems = report["problems"].to_string();
-        assert!(problems.contains(needle), "{name}: {problems}");
-    }
+        assert!(
+            report["problems"].to_string().contains(needle),
+            "{name}: {report}"
+        );
+    };
+    // A claim unsound at n = 1000 "proved" by the scan of a sound claim at n = 2000.
+    let at_1000 = run(r#"{"n": 1000, "eps": 0.1, "delta": 1e-5}"#, "at-1000", 1);
+    let mut forged = run(r#"{"n": 2000, "eps": 0.1, "delta": 1e-5}"#, "at-2000", 0);
+    forged["claims"] = at_1000["claims"].clone();
+    forged["report"]["claims_file"] = at_1000["report"]["claims_file"].clone();
+    forged["report"]["claims"][0]["n"] = json!(1000);
+    forged["report"]["scans"][0]["n"] = json!(1000);
+    forged["method"]["scans"][0]["n"] = json!(1000);
+    expect_rejected(&forged, "scan-n", "proof covers");
+    // A mechanism-wide claim "proved" by the scan of the boundary pair alone.
+    let mut forged = run(
+        r#"{"n": 1000, "k": 0, "eps": 0.11, "delta": 1e-5}"#,
+        "pair-k0",
+        0,
+    );
+    let wide = claims_file("wide.jsonl", r#"{"n": 1000, "eps": 0.11, "delta": 1e-5}"#);
+    let text = std::fs::read_to_string(&wide).unwrap();
+    forged["claims"]["given"] = json!(wide);
+    forged["claims"]["text"] = json!(text);
+    forged["claims"]["parsed"][0]["k"] = Value::Null;
+    forged["report"]["claims_file"] = json!(wide);
+    let claim = &mut forged["report"]["claims"][0];
+    claim["k"] = Value::Null;
+    claim["scope"] = json!("mechanism");
+    forged["report"]["scans"][0]["k"] = Value::Null;
+    forged["method"]["scans"][0]["k"] = Value::Null;
+    expect_rejected(&forged, "scan-k", "proof covers");
+    // compare: the mechanism's ε "proved" by a partial profile.
+    let (_, mut compare) = certify(
+        &[
+            "compare",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "500",
+            "--delta",
+            "1e-5",
+        ],
+        "compare-500.json",
+    );
+    let (_, partial) = certify(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "500",
+            "--delta",
+            "1e-5",
+            "--k-range",
+            "250..250",
+            "-q",
+        ],
+        "partial-500.json",
+    );
+    compare["method"]["scans"][0]["report"] = partial["report"].clone();
+    compare["method"]["scans"][0]["method"] = partial["method"].clone();
+    expect_rejected(&compare, "compare-partial", "not every k");
+    // Hostile settings and refinement labels are reported, not run.
+    let mut huge = at_1000.clone();
+    huge["method"]["scans"][0]["refined_bits"] = json!(1u64 << 40);
+    expect_rejected(&huge, "refined-bits", "refined_bits");
+    let mut wide_precision = at_1000.clone();
+    wide_precision["settings"]["backend"] = json!("mpfr");
+    wide_precision["settings"]["precision"] = json!(1u64 << 32);
+    let file = tampered(&wide_precision, "forged-precision.json", true, |_| {});
+    assert_eq!(verify(&file).0, 2);
 }

@@ -83,7 +83,6 @@ pub struct LocalPrivacy {
 }
 
 impl LocalPrivacy {
-    /// The mechanism's ε0, or `None` when it is not ε0-LDP for any finite ε0.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "eps0": self.eps0.to_json(),
@@ -92,6 +91,7 @@ impl LocalPrivacy {
         })
     }
 
+    /// The mechanism's ε0, or `None` when it is not ε0-LDP for any finite ε0.
     pub fn of(mechanism: &Mechanism) -> Result<Option<LocalPrivacy>> {
         let channel = mechanism.channel::<MpfrInterval>(&CLOSED_FORM)?;
         let Some(ratio) = local_ratio(&channel) else {

@@ -127,7 +127,7 @@ impl Audit {
 }
 
 /// MPFR precisions of the refinement stages (no truncation).
-const REFINEMENT_BITS: [u32; 2] = [256, 1024];
+pub const REFINEMENT_BITS: [u32; 2] = [256, 1024];
 
 /// Pairs recomputed per refinement stage at most.
 const MAX_REFINED_PAIRS: usize = 32;

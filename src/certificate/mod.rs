@@ -30,6 +30,10 @@ pub const SCHEMA: &str = include_str!("../../schema/certificate-v1.schema.json")
 const COVERS: &str =
     "the RFC 8785 canonical form of the certificate without `created` and `digest`";
 
+/// The precisions a certificate may record (bits), as the CLI accepts them.
+const MIN_PRECISION: u32 = 24;
+const MAX_PRECISION: u32 = 1 << 16;
+
 /// How a computation was set up, as a certificate records it and `verify` reads it back.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -64,7 +68,23 @@ impl Settings {
     /// The settings back from a certificate's `settings` (already schema-checked).
     pub fn from_json(v: &Value) -> Result<Settings> {
         let malformed = |field: &str| Error::argument(format!("settings.{field}"), "malformed");
-        let precision = v["precision"].as_u64().map(|p| p as u32);
+        let bits = |key: &str| -> Result<Option<u32>> {
+            match &v[key] {
+                Value::Null => Ok(None),
+                b => b
+                    .as_u64()
+                    .and_then(|b| u32::try_from(b).ok())
+                    .filter(|b| (MIN_PRECISION..=MAX_PRECISION).contains(b))
+                    .map(Some)
+                    .ok_or_else(|| {
+                        Error::argument(
+                            format!("settings.{key}"),
+                            format!("must be between {MIN_PRECISION} and {MAX_PRECISION} bits"),
+                        )
+                    }),
+            }
+        };
+        let precision = bits("precision")?;
         let backend = match v["backend"].as_str() {
             Some("interval") => Backend::Interval,
             Some("exact") => Backend::Exact,
@@ -82,10 +102,8 @@ impl Settings {
         Ok(Settings {
             backend,
             exact_ctx: ExactCtx {
-                bracket_precision: v["bracket_precision"]
-                    .as_u64()
-                    .ok_or_else(|| malformed("bracket_precision"))?
-                    as u32,
+                bracket_precision: bits("bracket_precision")?
+                    .ok_or_else(|| malformed("bracket_precision"))?,
             },
             options: PairOptions {
                 engine,
@@ -110,7 +128,7 @@ impl Settings {
 pub struct Parts<'a> {
     pub command: &'static str,
     pub mechanism: &'a Mechanism,
-    pub settings: &'a Settings,
+    pub settings: Settings,
     /// The claims, for audits.
     pub claims: Option<Value>,
     /// The command's report rendered with exact endpoints.

@@ -83,7 +83,6 @@ fn pair_method<R>(q: &PairQuery, computed: &Computed<R>) -> Value {
 pub fn pair_parts<'a, R>(
     command: &'static str,
     q: &'a PairQuery,
-    settings: &'a Settings,
     computed: &Computed<R>,
     report: Value,
     extra_notes: &[&'static str],
@@ -96,7 +95,7 @@ pub fn pair_parts<'a, R>(
     Parts {
         command,
         mechanism: &q.mechanism,
-        settings,
+        settings: settings(q.backend, q.exact_ctx, &q.options, q.escalate_above),
         claims: None,
         report,
         method: with_exact_endpoints(|| pair_method(q, computed)),
@@ -140,7 +139,6 @@ pub fn profile_method(q: &ProfileQuery, p: &Profile) -> Value {
 /// any refinement.
 pub fn audit_parts<'a>(
     query: &'a AuditQuery,
-    settings: &'a Settings,
     claims_path: &str,
     claims_text: &str,
     audit: &Audit,
@@ -167,7 +165,12 @@ pub fn audit_parts<'a>(
     Parts {
         command: "audit",
         mechanism: &query.mechanism,
-        settings,
+        settings: settings(
+            query.backend,
+            query.exact_ctx,
+            &query.options,
+            query.escalate_above,
+        ),
         claims: Some(claims),
         report,
         method: json!({
@@ -187,12 +190,7 @@ fn scan_json(query: &ProfileQuery, profile: &Profile) -> Value {
 }
 
 /// The parts of a comparison's certificate: per n, the scan behind the mechanism's ε.
-pub fn compare_parts<'a>(
-    query: &'a CompareQuery,
-    settings: &'a Settings,
-    rows: &[Comparison],
-    report: Value,
-) -> Parts<'a> {
+pub fn compare_parts<'a>(query: &'a CompareQuery, rows: &[Comparison], report: Value) -> Parts<'a> {
     let mut notes = vec!["reference-accountants.md", "epsilon-for-delta.md"];
     for c in rows {
         notes.extend(profile_notes(&c.scan.0, &c.scan.1));
@@ -200,7 +198,12 @@ pub fn compare_parts<'a>(
     Parts {
         command: "compare",
         mechanism: &query.mechanism,
-        settings,
+        settings: settings(
+            query.backend,
+            query.exact_ctx,
+            &query.options,
+            query.escalate_above,
+        ),
         claims: None,
         report,
         method: json!({

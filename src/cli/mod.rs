@@ -39,9 +39,8 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let grid = plot::grid(&thresholds);
             let computed = answer(&query, &DeltaJob { thresholds })?;
             if let Some(path) = &a.pair.common.certificate {
-                let settings = pair_settings(&query);
                 let report = with_exact_endpoints(|| output::delta_json(&query, &computed));
-                let parts = certify::pair_parts("delta", &query, &settings, &computed, report, &[]);
+                let parts = certify::pair_parts("delta", &query, &computed, report, &[]);
                 certify::write(path, parts)?;
             }
             let stdout = render(
@@ -74,12 +73,10 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 },
             )?;
             if let Some(path) = &a.pair.common.certificate {
-                let settings = pair_settings(&query);
                 let report =
                     with_exact_endpoints(|| output::epsilon_json(&query, &delta, &computed));
                 let notes = ["epsilon-for-delta.md", "ordered-curves.md"];
-                let parts =
-                    certify::pair_parts("epsilon", &query, &settings, &computed, report, &notes);
+                let parts = certify::pair_parts("epsilon", &query, &computed, report, &notes);
                 certify::write(path, parts)?;
             }
             plain(render(
@@ -93,17 +90,9 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let query = validate::pair_query(&a.pair)?;
             let computed = answer(&query, &DivergenceJob { renyi_orders })?;
             if let Some(path) = &a.pair.common.certificate {
-                let settings = pair_settings(&query);
                 let report = with_exact_endpoints(|| output::divergences_json(&query, &computed));
                 let notes = ["divergences.md"];
-                let parts = certify::pair_parts(
-                    "divergences",
-                    &query,
-                    &settings,
-                    &computed,
-                    report,
-                    &notes,
-                );
+                let parts = certify::pair_parts("divergences", &query, &computed, report, &notes);
                 certify::write(path, parts)?;
             }
             plain(render(
@@ -134,18 +123,17 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             bar.finish();
             let result = result?;
             if let Some(path) = &a.common.certificate {
-                let settings = certify::settings(
-                    query.backend,
-                    query.exact_ctx,
-                    &query.options,
-                    query.escalate_above,
-                );
                 certify::write(
                     path,
                     crate::certificate::Parts {
                         command: "profile",
                         mechanism: &query.mechanism,
-                        settings: &settings,
+                        settings: certify::settings(
+                            query.backend,
+                            query.exact_ctx,
+                            &query.options,
+                            query.escalate_above,
+                        ),
                         claims: None,
                         report: with_exact_endpoints(|| output::profile_json(&query, &result)),
                         method: certify::profile_method(&query, &result),
@@ -199,24 +187,11 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let audit = match &a.common.certificate {
                 Some(path) => {
                     let audit = single_threaded(|| crate::audit::audit(&query))?;
-                    let settings = certify::settings(
-                        query.backend,
-                        query.exact_ctx,
-                        &query.options,
-                        query.escalate_above,
-                    );
                     let report =
                         with_exact_endpoints(|| output::audit_json(&query, &a.claims, &audit));
                     certify::write(
                         path,
-                        certify::audit_parts(
-                            &query,
-                            &settings,
-                            &a.claims,
-                            &claims_text,
-                            &audit,
-                            report,
-                        ),
+                        certify::audit_parts(&query, &a.claims, &claims_text, &audit, report),
                     )?;
                     audit
                 }
@@ -241,18 +216,9 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let (local, rows) = match &a.common.certificate {
                 Some(path) => {
                     let (local, rows) = single_threaded(|| crate::audit::compare::compare(&query))?;
-                    let settings = certify::settings(
-                        query.backend,
-                        query.exact_ctx,
-                        &query.options,
-                        query.escalate_above,
-                    );
                     let report =
                         with_exact_endpoints(|| output::compare_json(&query, &local, &rows));
-                    certify::write(
-                        path,
-                        certify::compare_parts(&query, &settings, &rows, report),
-                    )?;
+                    certify::write(path, certify::compare_parts(&query, &rows, report))?;
                     (local, rows)
                 }
                 None => crate::audit::compare::compare(&query)?,
@@ -290,7 +256,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                     crate::certificate::Parts {
                         command: "profile",
                         mechanism: &query.mechanism,
-                        settings: &merged.settings,
+                        settings: merged.settings.clone(),
                         claims: None,
                         report: with_exact_endpoints(|| output::profile_json(query, result)),
                         method,
@@ -366,11 +332,6 @@ fn single_threaded<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
         .build()
         .map_err(|e| Error::Internal(format!("thread pool: {e}")))?
         .install(f)
-}
-
-/// The settings of a pair computation, for its certificate.
-fn pair_settings(q: &crate::query::PairQuery) -> crate::certificate::Settings {
-    certify::settings(q.backend, q.exact_ctx, &q.options, q.escalate_above)
 }
 
 /// The range of I_π and of the mixture underestimate `1 − I^mix/I_π` over a grid of π.

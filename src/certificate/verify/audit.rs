@@ -6,7 +6,9 @@ use super::profile::{ProfileProof, VerifiedRows, verify_profile};
 use super::{Tally, enclosure_at, higher_precision, pair_query, u64_at};
 use crate::audit::claims::{Claim, ClaimKind, parse_claims};
 use crate::audit::verdict::{Side, Verdict, judge, straddle};
-use crate::audit::{claim_quantities, claim_side, position, straddle_json, tightness};
+use crate::audit::{
+    REFINEMENT_BITS, claim_quantities, claim_side, position, straddle_json, tightness,
+};
 use crate::certificate::Settings;
 use crate::enclosure::{Enclosure, with_exact_endpoints};
 use crate::error::{Error, Result};
@@ -17,15 +19,49 @@ use crate::query::Backend;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// A verified scan: its rows, and its evaluated pairs by k (for witnesses).
+/// A verified scan: its rows, its method (whose records witnesses must come from) and the
+/// precision it was recomputed in.
 struct Scan<'a> {
     verified: VerifiedRows,
     method: &'a Value,
+    /// The arithmetic its report names (a claim's arithmetic starts with it).
+    arithmetic: &'a str,
     precision: u32,
 }
 
-/// The pair values verify recomputes for evidence, each once: by (n, k, quantity).
-type Recomputed = BTreeMap<(u64, u64, String), (Enclosure, Enclosure)>;
+/// The report's summary of scan `s` must be what its proof and the claims say.
+fn expect_scan_summary(
+    report: &Value,
+    s: usize,
+    (n, k): (u64, Option<u64>),
+    claims: &[Claim],
+    verified: &VerifiedRows,
+    scan: &Value,
+    tally: &mut Tally,
+) {
+    let stats = &scan["report"]["stats"];
+    let expected = json!({
+        "n": n,
+        "k": k,
+        "claims": claims.iter().filter(|c| c.n == n && c.k == k).count(),
+        "quantities": verified.quantities.len(),
+        "pairs_evaluated": stats["pairs_evaluated"],
+        "k_pruned": stats["k_pruned"],
+        "nodes_bounded": stats["nodes_bounded"],
+        "pairs_refined": stats["pairs_refined"],
+        "arithmetic": scan["report"]["arithmetic"],
+        "engine": scan["report"]["engine"],
+    });
+    if report["scans"][s] != expected {
+        tally.problem(format!(
+            "report.scans.{s}: records {}, but its proof gives {expected}",
+            report["scans"][s]
+        ));
+    }
+}
+
+/// The pair values verify recomputes for evidence, each once: by (n, k, quantity, precision).
+type Recomputed = BTreeMap<(u64, u64, String, u32), (Enclosure, Enclosure)>;
 
 pub fn verify_audit(
     cert: &Value,
@@ -55,9 +91,18 @@ pub fn verify_audit(
         }
         // Refined values were computed in MPFR at up to `refined_bits` (truncation
         // 2^-(bits+40) or none): recompute 64 bits finer, so the recomputation is the tighter.
-        let refined = scan["refined_bits"]
-            .as_u64()
-            .map_or(0, |b| b.min(1 << 16) as u32 + 64);
+        let refined = match &scan["refined_bits"] {
+            Value::Null => 0,
+            b => match b.as_u64().and_then(|b| u32::try_from(b).ok()) {
+                Some(bits) if REFINEMENT_BITS.contains(&bits) => bits + 64,
+                _ => {
+                    tally.problem(format!(
+                        "{prefix}refined_bits: {b} is not a refinement stage of audit ({REFINEMENT_BITS:?})"
+                    ));
+                    continue;
+                }
+            },
+        };
         let precision = higher_precision(settings).max(refined);
         let proof = ProfileProof {
             prefix,
@@ -66,12 +111,26 @@ pub fn verify_audit(
             precision,
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
+        // The proof must cover what the scan answers: every k of n, or the one pair k.
+        let wanted = match k {
+            None => (0, n.saturating_sub(1)),
+            Some(k) => (k, k),
+        };
+        if verified.n != n || verified.k_range != wanted {
+            tally.problem(format!(
+                "method.scans.{s}: answers n = {n}, k = {k:?}, but its proof covers n = {}, k in {:?}",
+                verified.n, verified.k_range
+            ));
+            continue;
+        }
+        expect_scan_summary(report, s, (n, k), &claims, &verified, scan, tally);
         if scans
             .insert(
                 (n, k),
                 Scan {
                     verified,
                     method: &scan["method"],
+                    arithmetic: scan["report"]["arithmetic"].as_str().unwrap_or_default(),
                     precision,
                 },
             )
@@ -79,6 +138,24 @@ pub fn verify_audit(
         {
             tally.problem(format!(
                 "method.scans.{s}: a second scan of n = {n}, k = {k:?}"
+            ));
+        }
+    }
+    let scans_listed = report["scans"].as_array().map_or(0, Vec::len);
+    if scans_listed != scans.len() {
+        tally.problem(format!(
+            "report.scans: lists {scans_listed} scans, but the method proves {}",
+            scans.len()
+        ));
+    }
+    for (key, expected) in [
+        ("backend", json!(settings.backend.label())),
+        ("claims_file", cert["claims"]["given"].clone()),
+    ] {
+        if report[key] != expected {
+            tally.problem(format!(
+                "report.{key}: records {}, but the certificate says {expected}",
+                report[key]
             ));
         }
     }
@@ -199,16 +276,64 @@ fn judge_claim(
     scan: &Scan<'_>,
     tally: &mut Tally,
 ) -> Option<Verdict> {
+    let value_key = match claim.kind {
+        ClaimKind::Rdp { .. } => "certified_renyi",
+        _ => "certified_delta",
+    };
+    let mut known: Vec<String> = claim
+        .to_json()
+        .as_object()
+        .expect("a claim is an object")
+        .keys()
+        .cloned()
+        .collect();
+    known.extend(
+        [
+            "scope",
+            "verdict",
+            "witness",
+            "arithmetic",
+            value_key,
+            "certified_eps",
+            "tightness",
+            "boundary",
+            "straddle",
+        ]
+        .map(String::from),
+    );
+    for key in r.as_object().into_iter().flat_map(|o| o.keys()) {
+        if !known.contains(key) {
+            tally.problem(format!("{field}.{key}: not a field of an audited claim"));
+        }
+    }
+    let scope = if claim.k.is_some() {
+        "pair"
+    } else {
+        "mechanism"
+    };
+    if r["scope"] != scope {
+        tally.problem(format!(
+            "{field}.scope: records {}, but the claim's is {scope}",
+            r["scope"]
+        ));
+    }
+    let scanned = scan.arithmetic;
+    if !r["arithmetic"]
+        .as_str()
+        .is_some_and(|a| a.starts_with(scanned))
+    {
+        tally.problem(format!(
+            "{field}.arithmetic: records {}, but its scan's is {scanned}",
+            r["arithmetic"]
+        ));
+    }
     let (value_q, eps_q) = claim_quantities(claim);
     let value = row(scan, &value_q, field, tally)?;
     let eps = match &eps_q {
         Some(q) => Some(row(scan, q, field, tally)?),
         None => None,
     };
-    let key = match claim.kind {
-        ClaimKind::Rdp { .. } => "certified_renyi",
-        _ => "certified_delta",
-    };
+    let key = value_key;
     let mut expect = |key: &str, recorded: &Value, derived: Value| {
         if recorded != &derived {
             tally.problem(format!(
@@ -322,7 +447,7 @@ impl Evidence<'_> {
             }
         };
         let (q, _) = claim_quantities(self.claim);
-        let key = (self.claim.n, k, q.describe());
+        let key = (self.claim.n, k, q.describe(), self.precision);
         if !cache.contains_key(&key) {
             let query = pair_query(
                 self.m,

@@ -71,6 +71,13 @@ pub fn verify_compare(
             precision,
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
+        if verified.n != n || verified.k_range != (0, n.saturating_sub(1)) {
+            tally.problem(format!(
+                "method.scans.{i}: covers n = {}, k in {:?}, not every k of n = {n}",
+                verified.n, verified.k_range
+            ));
+            continue;
+        }
         let target_row = match verified.quantities.as_slice() {
             [Quantity::Epsilon(d)] if *d == delta => verified.rows[0].1.clone(),
             _ => {
@@ -143,7 +150,18 @@ pub fn verify_compare(
             let derived = with_exact_endpoints(|| {
                 BoundRow::judged(crate::accountants::Bound { eps, ..bound }, &target_row).to_json()
             });
+            let arithmetic = certified["arithmetic"].as_str().unwrap_or_default();
+            if !(arithmetic == "interval"
+                || arithmetic
+                    .strip_prefix("mpfr-")
+                    .is_some_and(|b| b.parse::<u32>().is_ok()))
+            {
+                tally.problem(format!(
+                    "{bound_field}.arithmetic: {arithmetic:?} names no arithmetic of this tool"
+                ));
+            }
             for key in [
+                "validity",
                 "id",
                 "name",
                 "source",
