@@ -966,6 +966,28 @@ fn scan_in<S: Scalar>(
 /// quantity's `ceiling` (nodes closed below resolution) raises the upper end; when it reaches
 /// the lower end, the k below those nodes might belong to the argmax, so the row is marked
 /// unresolved.
+/// The recorded pairs (both directions) whose value of quantity `i` can reach `lo`, by k: the
+/// maximisers of a row whose lower end is `lo`.
+pub fn reaching(records: &[LeafRecord], i: usize, lo: &Endpoint) -> Vec<KValue> {
+    let mut found: Vec<KValue> = records
+        .iter()
+        .flat_map(|r| {
+            [(Direction::Qp, &r.qp[i]), (Direction::Pq, &r.pq[i])]
+                .into_iter()
+                .filter_map(move |(direction, e)| {
+                    e.as_ref().map(|e| KValue {
+                        k: r.k,
+                        direction,
+                        value: e.clone(),
+                    })
+                })
+        })
+        .filter(|v| v.value.hi() >= lo)
+        .collect();
+    found.sort_by_key(|v| (v.k, v.direction.key()));
+    found
+}
+
 fn assemble(
     quantities: &[Quantity],
     records: &[LeafRecord],
@@ -976,20 +998,16 @@ fn assemble(
         .iter()
         .enumerate()
         .map(|(i, quantity)| {
-            let values = || {
-                records.iter().flat_map(move |r| {
-                    [(Direction::Qp, &r.qp[i]), (Direction::Pq, &r.pq[i])]
-                        .into_iter()
-                        .filter_map(move |(dir, e)| e.as_ref().map(|e| (r.k, dir, e)))
-                })
-            };
             let ties = (!closed[i].zero_ties.is_empty()).then(|| Enclosure::point(Rational::new()));
             let ceiling = closed[i]
                 .ceiling
                 .as_ref()
                 .map(|c| Enclosure::new(zero.clone(), c.clone().max(zero.clone())));
-            let value = values()
-                .map(|(_, _, e)| e.clone())
+            let value = records
+                .iter()
+                .flat_map(|r| [&r.qp[i], &r.pq[i]])
+                .flatten()
+                .cloned()
                 .chain(ties)
                 .reduce(|m, e| m.max(&e));
             let value = match (value, ceiling) {
@@ -1005,15 +1023,7 @@ fn assemble(
                     )));
                 }
             };
-            let mut argmax: Vec<KValue> = values()
-                .filter(|(_, _, e)| e.hi() >= value.lo())
-                .map(|(k, direction, e)| KValue {
-                    k,
-                    direction,
-                    value: e.clone(),
-                })
-                .collect();
-            argmax.sort_by_key(|v| (v.k, v.direction.key()));
+            let mut argmax = reaching(records, i, value.lo());
             // Ties at ε = 0 reach the maximum only when it may be 0.
             let mut argmax_ranges = if value.lo() <= &zero {
                 closed[i].zero_ties.clone()

@@ -102,13 +102,18 @@ impl BoundRow {
 #[derive(Clone, Debug)]
 pub struct Comparison {
     pub n: u64,
-    /// The certified ε of the mechanism: the profile over every k.
-    pub mechanism: ProfileRow,
-    /// The profile scan behind it (its proof, for a certificate).
+    /// The profile scan over every k behind the mechanism's ε (its proof, for a certificate).
     pub scan: (ProfileQuery, Profile),
     /// The certified two-sided ε of the boundary pair `(T_{n,0}, T_{n,1})`.
     pub boundary: Enclosure,
     pub bounds: Vec<BoundRow>,
+}
+
+impl Comparison {
+    /// The certified ε of the mechanism: the profile's row.
+    pub fn mechanism(&self) -> &ProfileRow {
+        &self.scan.1.rows[0]
+    }
 }
 
 /// The local parameters and one comparison per n.
@@ -135,7 +140,6 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
             escalate_above: query.escalate_above,
         };
         let scan = profile(&scan_query, &|_| {})?;
-        let mechanism = scan.rows[0].clone();
         let boundary = answer(
             &PairQuery {
                 mechanism: query.mechanism.clone(),
@@ -160,11 +164,10 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
             None,
         )?
         .into_iter()
-        .map(|bound| BoundRow::judged(bound, &mechanism.value))
+        .map(|bound| BoundRow::judged(bound, &scan.rows[0].value))
         .collect();
         out.push(Comparison {
             n,
-            mechanism,
             scan: (scan_query, scan),
             boundary,
             bounds,

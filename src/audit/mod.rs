@@ -102,8 +102,6 @@ pub struct ClaimReport {
 /// One profile scan of the audit: a group's claims answered together.
 #[derive(Clone, Debug)]
 pub struct Scan {
-    pub n: u64,
-    pub k: Option<u64>,
     /// How many claims it answers.
     pub claims: usize,
     pub query: ProfileQuery,
@@ -111,6 +109,17 @@ pub struct Scan {
     pub profile: Profile,
     /// The highest MPFR precision a refinement recomputed any of its values in.
     pub refined_bits: Option<u32>,
+}
+
+impl Scan {
+    pub fn n(&self) -> u64 {
+        self.query.n
+    }
+
+    /// The one pair it is restricted to (`None`: every k).
+    pub fn k(&self) -> Option<u64> {
+        self.query.k_range.map(|(k, _)| k)
+    }
 }
 
 /// The audit's result: one report per claim, in file order.
@@ -238,8 +247,6 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
             ));
         }
         scans.push(Scan {
-            n,
-            k,
             claims: claims.len(),
             query: profile_query,
             profile: scan,

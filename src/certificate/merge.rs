@@ -13,11 +13,10 @@
 use super::{SCHEMA_ID, Settings, digest, schema_errors};
 use crate::enclosure::{Enclosure, Endpoint, parse_rational};
 use crate::error::{Error, Result};
-use crate::exact::curve::Direction;
 use crate::mechanism::{Mechanism, MechanismSource};
 use crate::profile::{
-    ClosedNodes, Closure, ClosureKind, KValue, LeafRecord, Profile, ProfileQuery, ProfileRow,
-    ProfileStats, Quantity, tidy_ties,
+    ClosedNodes, Closure, ClosureKind, LeafRecord, Profile, ProfileQuery, ProfileRow, ProfileStats,
+    Quantity, reaching, tidy_ties,
 };
 use rug::Rational;
 use serde_json::Value;
@@ -348,22 +347,7 @@ fn combine_rows(
             let resolved = matches!(quantity, Quantity::Epsilon(_))
                 || value.hi() == &zero
                 || (value.lo() > &zero && !hidden);
-            let mut argmax: Vec<KValue> = records
-                .iter()
-                .flat_map(|r| {
-                    [(Direction::Qp, &r.qp[i]), (Direction::Pq, &r.pq[i])]
-                        .into_iter()
-                        .filter_map(move |(direction, e)| {
-                            e.as_ref().map(|e| KValue {
-                                k: r.k,
-                                direction,
-                                value: e.clone(),
-                            })
-                        })
-                })
-                .filter(|v| v.value.hi() >= value.lo())
-                .collect();
-            argmax.sort_by_key(|v| (v.k, v.direction.key()));
+            let mut argmax = reaching(records, i, value.lo());
             let mut argmax_ranges: Vec<(u64, u64)> = if value.lo() <= &zero {
                 parts.iter().flat_map(|(_, _, r)| r.clone()).collect()
             } else {

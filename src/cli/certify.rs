@@ -156,8 +156,8 @@ pub fn audit_parts<'a>(
         .map(|s| {
             notes.extend(profile_notes(&s.query, &s.profile));
             let mut scan = scan_json(&s.query, &s.profile);
-            scan["n"] = json!(s.n);
-            scan["k"] = json!(s.k);
+            scan["n"] = json!(s.n());
+            scan["k"] = json!(s.k());
             scan["refined_bits"] = json!(s.refined_bits);
             scan
         })

@@ -249,8 +249,8 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
             "undecided": audit.count(Verdict::Undecided),
         },
         "scans": audit.scans.iter().map(|s| json!({
-            "n": s.n,
-            "k": s.k,
+            "n": s.n(),
+            "k": s.k(),
             "claims": s.claims,
             "quantities": s.query.quantities.len(),
             "pairs_evaluated": s.profile.stats.pairs_evaluated,

@@ -37,8 +37,8 @@ pub fn compare_text(query: &CompareQuery, local: &LocalPrivacy, rows: &[Comparis
         s += &format!(
             "\nn = {}: certified ε of the mechanism {} (worst k: {}) · boundary pair k = 0: {}\n",
             c.n,
-            c.mechanism.value,
-            argmax_text(&c.mechanism),
+            c.mechanism().value,
+            argmax_text(c.mechanism()),
             c.boundary
         );
         let table_rows: Vec<Vec<String>> = c
@@ -97,9 +97,9 @@ pub fn compare_json(query: &CompareQuery, local: &LocalPrivacy, rows: &[Comparis
         "local": local.to_json(),
         "results": rows.iter().map(|c| json!({
             "n": c.n,
-            "certified_eps": c.mechanism.value.to_json(),
-            "argmax_k": argmax_json(&c.mechanism).0,
-            "argmax_k_ranges": argmax_json(&c.mechanism).1,
+            "certified_eps": c.mechanism().value.to_json(),
+            "argmax_k": argmax_json(c.mechanism()).0,
+            "argmax_k_ranges": argmax_json(c.mechanism()).1,
             "boundary_pair_eps": c.boundary.to_json(),
             "bounds": c.bounds.iter().map(BoundRow::to_json).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
