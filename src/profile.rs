@@ -39,7 +39,10 @@ use crate::exact::divergence::renyi;
 use crate::exact::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use crate::exact::histogram::SimplexIndex;
 use crate::exact::law::PairLaw;
-use crate::exact::pair::{PairOptions, check_composition, check_memory, plan};
+use crate::exact::pair::{
+    PairOptions, Route, check_composition, check_memory, engine_mechanism, group_pair, plan,
+};
+use crate::exact::window::WindowGroup;
 use crate::mechanism::{Channel, Mechanism};
 use crate::query::{Backend, PairJob, PairQuery, Threshold, Widths, answer};
 use inari::Interval;
@@ -510,21 +513,12 @@ fn node_pair<S: Scalar>(
             format!("[{lo}, {hi}) is not a range of k below n = {n}"),
         ));
     }
-    let channel = query.mechanism.channel::<S>(ctx)?;
-    let plan = plan::<S>(&query.mechanism, n, &query.options, ctx)?;
+    let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
+    let channel = mechanism.channel::<S>(ctx)?;
+    let plan = plan::<S>(&mechanism, n, &query.options, ctx)?;
     check_memory::<S>("a node pair", &plan, 3, n, query.options.memory_limit, ctx)?;
-    let (zeros, ones) = ((query.n - hi) as usize, lo as usize);
-    let pair = if plan.binary {
-        BinaryGroup::empty(plan.tau_bits, ctx)
-            .with_users(zeros, ones, &channel, ctx)
-            .pair(&channel, ctx)
-    } else {
-        let index = std::sync::Arc::new(SimplexIndex::new(query.mechanism.d(), n)?);
-        GeneralGroup::empty(index, plan.tau_bits, ctx)
-            .with_users(zeros, ones, &channel, ctx)
-            .pair(&channel, ctx)
-    };
-    Ok(pair)
+    let users = ((query.n - hi) as usize, lo as usize);
+    group_pair(mechanism.d(), &plan, users, &channel, ctx)
 }
 
 impl Widths for PairValues {
@@ -890,11 +884,11 @@ fn scan_in<S: Scalar>(
     ctx: &S::Ctx,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Profile> {
-    let mechanism = &query.mechanism;
+    let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
     let channel = mechanism.channel::<S>(ctx)?;
     let n = query.n;
     let nu = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
-    let plan = plan::<S>(mechanism, nu, &query.options, ctx)?;
+    let plan = plan::<S>(&mechanism, nu, &query.options, ctx)?;
     // Per worker thread: one sibling group per level of the tree, plus the node's group, its
     // two children and two pairs (each pair two arrays).
     let depth = 2 + (nu.max(2) as f64).log2().ceil() as u64;
@@ -924,22 +918,42 @@ fn scan_in<S: Scalar>(
         resolved: AtomicU64::new(0),
     };
     let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
-    let engine = if plan.binary {
-        let root =
-            BinaryGroup::empty(plan.tau_bits, ctx).with_users(zeros, ones, &scan.channel, ctx);
-        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
-        "binary"
-    } else {
-        let index = std::sync::Arc::new(SimplexIndex::new(mechanism.d(), nu)?);
-        let root = GeneralGroup::empty(index, plan.tau_bits, ctx).with_users(
-            zeros,
-            ones,
-            &scan.channel,
-            ctx,
-        );
-        scan.visit(root, None, a, b + 1, &vec![true; slots])?;
-        "general"
-    };
+    let open = vec![true; slots];
+    let d = mechanism.d();
+    match plan.route {
+        Route::Binary => {
+            let root = BinaryGroup::empty(plan.tau_bits, ctx);
+            scan.visit(
+                root.with_users(zeros, ones, &scan.channel, ctx),
+                None,
+                a,
+                b + 1,
+                &open,
+            )?
+        }
+        Route::Window => {
+            let root = WindowGroup::empty(d, plan.tau_bits, ctx);
+            scan.visit(
+                root.with_users(zeros, ones, &scan.channel, ctx),
+                None,
+                a,
+                b + 1,
+                &open,
+            )?
+        }
+        Route::Simplex => {
+            let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
+            let root = GeneralGroup::empty(index, plan.tau_bits, ctx);
+            scan.visit(
+                root.with_users(zeros, ones, &scan.channel, ctx),
+                None,
+                a,
+                b + 1,
+                &open,
+            )?
+        }
+    }
+    let engine = plan.route.name();
     debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
     let mut state = scan.state.into_inner().expect("scan state");
     // In order, whatever order the threads finished in.

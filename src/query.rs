@@ -155,6 +155,7 @@ fn run_in<S: Scalar, J: PairJob>(
         engine: match law.layout {
             Layout::Binary { .. } => "binary",
             Layout::General { .. } => "general",
+            Layout::Window { .. } => "window",
             Layout::Reduced => "reduced",
         },
         states: law.len(),

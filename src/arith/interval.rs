@@ -137,6 +137,21 @@ impl Scalar for Interval {
         (self.inf(), self.sup())
     }
 
+    fn from_nonneg_f64(approx: f64, rounds: u64, _: &()) -> Option<Self> {
+        // (1 − u)^r ≥ 1 − r u (Bernoulli): v ∈ [v̂ (1 − r u), v̂ / (1 − r u)], with 1 − r u
+        // enclosed (r < 2^52 is exact as a double, r·u an exact power-of-two scaling).
+        if rounds >= 1 << 50 || !(approx >= 0.0 && approx.is_finite()) {
+            return None;
+        }
+        let factor = make(1.0, 1.0)
+            - make(
+                rounds as f64 * 2f64.powi(-53),
+                rounds as f64 * 2f64.powi(-53),
+            );
+        let v = make(approx, approx);
+        Some(make((v * factor).inf(), (v / factor).sup()))
+    }
+
     fn to_mpfr(&self, precision: u32) -> MpfrInterval {
         MpfrInterval::from_floats(
             Float::with_val_round(precision, self.inf(), Round::Down).0,

@@ -120,6 +120,13 @@ pub trait Scalar: Clone + Send + Sync + std::fmt::Debug + 'static {
     /// Doubles `lo ≤ x ≤ hi` for every `x` in the value, rounded outward (±∞ beyond range).
     fn f64_bounds(&self) -> (f64, f64);
 
+    /// An enclosure of every `v` with `v̂ (1 − u)^r ≤ v ≤ v̂ (1 − u)^{−r}`, `u = 2^-53`, for a
+    /// double `v̂ ≥ 0` of the non-negative f64 kernel (`exact::nonneg`) carrying `r` roundings.
+    /// `None` for a backend that keeps its own arithmetic (more precise than doubles).
+    fn from_nonneg_f64(_approx: f64, _rounds: u64, _ctx: &Self::Ctx) -> Option<Self> {
+        None
+    }
+
     /// The value as an MPFR interval with `precision`-bit endpoints, rounded outward (exact
     /// when the endpoints fit): for long sums that must not accumulate this backend's rounding.
     fn to_mpfr(&self, precision: u32) -> MpfrInterval;

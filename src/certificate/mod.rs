@@ -57,8 +57,10 @@ impl Settings {
             "engine": match self.options.engine {
                 Engine::Auto => "auto",
                 Engine::General => "general",
+                Engine::Window => "window",
                 Engine::Binary => "binary",
             },
+            "reduce": self.options.reduce,
             "truncate": self.options.truncate,
             "escalate_above": self.escalate_above.map(|w| format!("{w:e}")),
             "max_memory_bytes": self.options.memory_limit,
@@ -96,6 +98,7 @@ impl Settings {
         let engine = match v["engine"].as_str() {
             Some("auto") => Engine::Auto,
             Some("general") => Engine::General,
+            Some("window") => Engine::Window,
             Some("binary") => Engine::Binary,
             _ => return Err(malformed("engine")),
         };
@@ -107,6 +110,11 @@ impl Settings {
             },
             options: PairOptions {
                 engine,
+                // Certificates written before the reduction existed computed without it.
+                reduce: match &v["reduce"] {
+                    Value::Null => false,
+                    r => r.as_bool().ok_or_else(|| malformed("reduce"))?,
+                },
                 truncate: v["truncate"]
                     .as_bool()
                     .ok_or_else(|| malformed("truncate"))?,

@@ -194,9 +194,15 @@ pub struct CommonArgs {
     #[arg(long, value_name = "BITS")]
     pub precision: Option<String>,
 
-    /// Algorithm: the binary fast path for two outputs, or the general dynamic program.
+    /// Algorithm: the binary fast path for two outputs, windowed laws for more (auto), or the
+    /// dynamic program over every histogram (general).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+
+    /// Keep every output symbol (by default outputs with equal likelihood ratio W1/W0 are
+    /// merged and outputs with W0 = W1 = 0 dropped, which changes no answer).
+    #[arg(long)]
+    pub no_reduce: bool,
 
     /// Never truncate (by default negligible tails are dropped with a certified bound on their
     /// mass, folded into every enclosure).
@@ -332,6 +338,9 @@ pub enum BackendArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
     Auto,
+    /// The dynamic program over every histogram (the full simplex), for cross-checks.
     General,
+    /// Windowed laws on the histograms that carry mass.
+    Window,
     Binary,
 }

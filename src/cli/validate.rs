@@ -113,8 +113,10 @@ pub fn common(args: &CommonArgs) -> Result<Common> {
             engine: match args.engine {
                 EngineArg::Auto => Engine::Auto,
                 EngineArg::General => Engine::General,
+                EngineArg::Window => Engine::Window,
                 EngineArg::Binary => Engine::Binary,
             },
+            reduce: !args.no_reduce,
             truncate: !args.no_truncation,
             truncation_bits: None,
             memory_limit,

@@ -2,13 +2,14 @@
 //! privacy curve and divergence is computed on.
 //!
 //! The pair of a shuffled mechanism, `(T_{n,k}, T_{n,k+1})`, lives on histograms
-//! ([`Layout::Binary`], [`Layout::General`]); the reduced experiments behind published
+//! ([`Layout::Binary`], [`Layout::General`], [`Layout::Window`]); the reduced experiments behind published
 //! amplification bounds (the clone and variation-ratio count pairs) live on states that are not
 //! histograms of the mechanism ([`Layout::Reduced`]).  The curves of `exact::curve` and the
 //! divergences of `exact::divergence` need only the two lists, the omitted mass and the
 //! likelihood-ratio range.
 
 use super::histogram::SimplexIndex;
+use super::window::WindowSet;
 use crate::arith::Scalar;
 use rug::Rational;
 use std::sync::Arc;
@@ -20,6 +21,8 @@ pub enum Layout {
     Binary { n: usize, start: usize },
     /// State i is the histogram of size n with rank i in the index.
     General { n: usize, index: Arc<SimplexIndex> },
+    /// State i is the i-th histogram of a window of histograms of size n.
+    Window { n: usize, set: Arc<WindowSet> },
     /// The states of a reduced experiment: they carry no histogram of the mechanism.
     Reduced,
 }
@@ -61,6 +64,7 @@ impl<S: Scalar> PairLaw<S> {
                 Some(vec![*n as u64 - k, k])
             }
             Layout::General { n, index } => Some(index.histogram(*n, i)),
+            Layout::Window { set, .. } => Some(set.histogram(i)),
             Layout::Reduced => None,
         }
     }

@@ -8,5 +8,7 @@ pub mod divergence;
 pub mod group;
 pub mod histogram;
 pub mod law;
+pub mod nonneg;
 pub mod ordered;
 pub mod pair;
+pub mod window;

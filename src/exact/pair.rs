@@ -6,19 +6,25 @@
 use super::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use super::histogram::{SimplexIndex, histogram_count};
 use super::law::PairLaw;
+use super::window::WindowGroup;
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
-use crate::mechanism::Mechanism;
+use crate::mechanism::{Channel, Mechanism};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Which algorithm computes the pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// The binary fast path when d = 2, the general engine otherwise.
+    /// The binary fast path when d = 2, windowed laws otherwise.
     #[default]
     Auto,
-    /// The dynamic program over all histograms (any d).
+    /// The dynamic program over all histograms (any d): the full-simplex route, kept for
+    /// cross-checks.
     General,
+    /// Windowed laws (any d): direct multinomial windows and user steps on the histograms
+    /// that carry mass.
+    Window,
     /// The binary-output fast path (d = 2 only).
     Binary,
 }
@@ -27,6 +33,9 @@ pub enum Engine {
 #[derive(Clone, Debug)]
 pub struct PairOptions {
     pub engine: Engine,
+    /// Merge outputs of equal likelihood ratio first (the sufficiency reduction of
+    /// `mechanism::reduce`); every answer is unchanged, the laws live on fewer symbols.
+    pub reduce: bool,
     /// Allow truncation with a certified bound on the omitted mass (interval and MPFR
     /// backends only; the exact backend never truncates).
     pub truncate: bool,
@@ -41,6 +50,7 @@ impl Default for PairOptions {
     fn default() -> Self {
         PairOptions {
             engine: Engine::Auto,
+            reduce: true,
             truncate: true,
             truncation_bits: None,
             memory_limit: 8 << 30,
@@ -65,11 +75,32 @@ pub fn check_composition(n: u64, k: u64) -> Result<()> {
     Ok(())
 }
 
+/// Which algorithm a plan runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Two outputs: binomial windows (§8.1).
+    Binary,
+    /// Windowed multinomial laws (`exact::window`).
+    Window,
+    /// The dynamic program over the whole simplex (§8.3).
+    Simplex,
+}
+
+impl Route {
+    /// The name reports use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Route::Binary => "binary",
+            Route::Window => "window",
+            Route::Simplex => "general",
+        }
+    }
+}
+
 /// How laws over n users are computed: which engine, and the truncation depth.
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
-    /// The binary fast path (d = 2) rather than the general dynamic program.
-    pub binary: bool,
+    pub route: Route,
     /// Truncate below `2^-tau_bits` of the largest value (`None`: keep everything).
     pub tau_bits: Option<u32>,
     /// How many values one law over n users stores (an estimate for the binary path).
@@ -86,16 +117,17 @@ pub fn plan<S: Scalar>(
     ctx: &S::Ctx,
 ) -> Result<Plan> {
     let d = mechanism.d();
-    let binary = match options.engine {
-        Engine::Auto => d == 2,
+    let route = match options.engine {
+        Engine::Auto if d == 2 => Route::Binary,
+        Engine::Auto | Engine::Window => Route::Window,
         Engine::Binary if d != 2 => {
             return Err(Error::argument(
                 "--engine",
                 format!("binary needs 2 outputs, the mechanism has {d}"),
             ));
         }
-        Engine::Binary => true,
-        Engine::General => false,
+        Engine::Binary => Route::Binary,
+        Engine::General => Route::Simplex,
     };
     // Truncation needs full support (so that L is bounded and nothing singular is dropped).
     let tau_bits = if options.truncate && mechanism.has_full_support() && !S::EXACT {
@@ -103,19 +135,16 @@ pub fn plan<S: Scalar>(
     } else {
         None
     };
-    let states = if binary {
+    let states = match (route, tau_bits) {
         // Windows of about 25 standard deviations, ≤ n + 1.
-        if tau_bits.is_some() {
-            (n as u64)
-                .saturating_add(1)
-                .min(64 * (n as f64).sqrt() as u64 + 64)
-        } else {
-            (n as u64).saturating_add(1)
-        }
-    } else {
-        histogram_count(n as u64, d).unwrap_or(u64::MAX)
+        (Route::Binary, Some(_)) => (n as u64)
+            .saturating_add(1)
+            .min(64 * (n as f64).sqrt() as u64 + 64),
+        (Route::Binary, None) => (n as u64).saturating_add(1),
+        (Route::Window, Some(bits)) => window_states(mechanism, n, bits),
+        _ => histogram_count(n as u64, d).unwrap_or(u64::MAX),
     };
-    let index_bytes = if binary {
+    let index_bytes = if route != Route::Simplex {
         0
     } else {
         // coords and neighbour ranks (u32, d − 1 each per state) and a binomial table.
@@ -125,11 +154,37 @@ pub fn plan<S: Scalar>(
             .saturating_add((8 * (c + 1)).saturating_mul((n as u64).saturating_add(c + 1)))
     };
     Ok(Plan {
-        binary,
+        route,
         tau_bits,
         states,
         index_bytes,
     })
+}
+
+/// An estimate of the histograms in a window of `Mult(n, ·)` cut at `2^-bits` (for the memory
+/// guard): a box of `2·z·σ_j + 3` values per coordinate, `z = √(2 bits ln 2)` standard
+/// deviations, `σ_j² = n·max_b W_b(j)(1 − W_b(j))`, each side at most n + 1, and never more than
+/// the simplex.
+fn window_states(mechanism: &Mechanism, n: usize, bits: u32) -> u64 {
+    let full = histogram_count(n as u64, mechanism.d()).unwrap_or(u64::MAX);
+    let Ok(channel) = mechanism.channel::<inari::Interval>(&()) else {
+        return full;
+    };
+    let z = (2.0 * f64::from(bits) * std::f64::consts::LN_2).sqrt();
+    let mut states = 1.0f64;
+    for y in 1..mechanism.d() {
+        let var = channel
+            .w
+            .iter()
+            .map(|w| {
+                let p = w[y].approx_f64();
+                p * (1.0 - p)
+            })
+            .fold(0.0, f64::max);
+        let side = (2.0 * z * (n as f64 * var).sqrt() + 3.0).min(n as f64 + 1.0);
+        states *= side;
+    }
+    (states.min(u64::MAX as f64) as u64).min(full)
 }
 
 /// Refuses, with the estimate, work that would hold `arrays` arrays of the plan's states over n
@@ -182,18 +237,50 @@ pub fn pair_law<S: Scalar>(
     ctx: &S::Ctx,
 ) -> Result<PairLaw<S>> {
     check_composition(n, k)?;
+    let mechanism = engine_mechanism(mechanism, options)?;
     let channel = mechanism.channel::<S>(ctx)?;
     let n = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
     let k = k as usize;
-    let plan = plan::<S>(mechanism, n, options, ctx)?;
+    let plan = plan::<S>(&mechanism, n, options, ctx)?;
     // The common part, P and Q.
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
-    if plan.binary {
-        let group = BinaryGroup::empty(plan.tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
-        return Ok(group.pair(&channel, ctx));
-    }
-    let index = Arc::new(SimplexIndex::new(mechanism.d(), n)?);
-    let group =
-        GeneralGroup::empty(index, plan.tau_bits, ctx).with_users(n - 1 - k, k, &channel, ctx);
-    Ok(group.pair(&channel, ctx))
+    group_pair(mechanism.d(), &plan, (n - 1 - k, k), &channel, ctx)
+}
+
+/// The mechanism the engines run on: its sufficiency reduction (`mechanism::reduce`) unless
+/// `options.reduce` is off.
+pub fn engine_mechanism<'a>(
+    mechanism: &'a Mechanism,
+    options: &PairOptions,
+) -> Result<Cow<'a, Mechanism>> {
+    Ok(if options.reduce {
+        Cow::Owned(mechanism.reduced()?.mechanism)
+    } else {
+        Cow::Borrowed(mechanism)
+    })
+}
+
+/// The pair `(T_{m,b}, T_{m,b+1})` of a group of `zeros` W0-users and `ones = b` W1-users plus
+/// the distinguished user (`m = zeros + ones + 1`), on the plan's route, built from scratch.
+pub fn group_pair<S: Scalar>(
+    d: usize,
+    plan: &Plan,
+    (zeros, ones): (usize, usize),
+    channel: &Channel<S>,
+    ctx: &S::Ctx,
+) -> Result<PairLaw<S>> {
+    Ok(match plan.route {
+        Route::Binary => BinaryGroup::empty(plan.tau_bits, ctx)
+            .with_users(zeros, ones, channel, ctx)
+            .pair(channel, ctx),
+        Route::Window => WindowGroup::empty(d, plan.tau_bits, ctx)
+            .with_users(zeros, ones, channel, ctx)
+            .pair(channel, ctx),
+        Route::Simplex => {
+            let index = Arc::new(SimplexIndex::new(d, zeros + ones + 1)?);
+            GeneralGroup::empty(index, plan.tau_bits, ctx)
+                .with_users(zeros, ones, channel, ctx)
+                .pair(channel, ctx)
+        }
+    })
 }

@@ -6,9 +6,11 @@
 
 mod family;
 mod parse;
+mod reduce;
 
 pub use family::Family;
 pub use parse::{load_mechanism, mechanism_from_text, parse_family_string};
+pub use reduce::Reduction;
 
 use crate::arith::{ExpValue, Scalar};
 use crate::error::{Error, Result};

@@ -1,0 +1,488 @@
+//! Windowed histogram laws for any output alphabet (proofs-notes/windowed-laws.md).
+//!
+//! A histogram `N = (N_0, …, N_c)` of size m (c = d − 1) is stored through `(N_1, …, N_c)`.
+//! A [`WindowSet`] holds the histograms of one size in *rows*: a row is a prefix
+//! `(N_1, …, N_{c−1})` with a contiguous range of `N_c`, rows in lexicographic order.  Only the
+//! histograms that carry non-negligible mass are stored; what is left out is a certified bound
+//! on omitted mass, folded into every enclosure like the binary path's windows (§8.1).
+//!
+//! * [`multinomial`] builds `Mult(m, W)` directly, by the chain rule
+//!   `Mult(m, W)(N) = Π_j Bin(m − N_1 − … − N_{j−1}, W(j)/(W(0) + W(j) + … + W(c)))(N_j)`:
+//!   each factor is a certified binomial window (`binary::binomial_window`), truncated below
+//!   `2^-τ` of the largest value, the inner ones scaled by the prefix's weight so that the set
+//!   follows the ellipsoid where the mass lies.  The omitted mass is bounded by
+//!   `Σ_levels Σ_prefix π(prefix) · tail(prefix)`.
+//! * [`step`] adds one user (`H'(N) = Σ_y w(y) H(N − e_y)`, Part I §8.3) on the set dilated by
+//!   the unit vectors, optionally dropping values below `2^-τ` of the largest and recording
+//!   their mass: each step is a Markov kernel, so dropped mass never grows later.
+//! * [`WindowGroup`] puts them together as a [`GroupLaw`]: the pair and the profile over all
+//!   k run on it.  With the `interval` backend the user-by-user steps run in the non-negative
+//!   f64 kernel of `exact::nonneg`.
+
+use super::binary::{binomial_window, upper_bound};
+use super::group::{GroupLaw, ratio_range};
+use super::law::{Layout, PairLaw};
+use super::nonneg;
+use crate::arith::Scalar;
+use crate::mechanism::Channel;
+use rug::Rational;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Histograms of size `m` over `d` symbols, stored in rows (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowSet {
+    d: usize,
+    m: usize,
+    /// `prefixes[(c−1)·r ..]`: `(N_1, …, N_{c−1})` of row r.
+    prefixes: Vec<u32>,
+    /// First `N_c` of each row.
+    lo: Vec<u32>,
+    /// `offsets[r]` = index of row r's first state; `offsets[rows]` = number of states.
+    offsets: Vec<usize>,
+}
+
+impl WindowSet {
+    /// The set of the single empty histogram (m = 0).
+    pub fn empty(d: usize) -> Self {
+        assert!(d >= 2);
+        WindowSet {
+            d,
+            m: 0,
+            prefixes: vec![0; d - 2],
+            lo: vec![0],
+            offsets: vec![0, 1],
+        }
+    }
+
+    /// Rows `(prefix, lo, len)` in lexicographic order of prefix, each with `len ≥ 1`.
+    fn from_rows(d: usize, m: usize, rows: impl IntoIterator<Item = (Vec<u32>, u32, u32)>) -> Self {
+        let mut set = WindowSet {
+            d,
+            m,
+            prefixes: Vec::new(),
+            lo: Vec::new(),
+            offsets: vec![0],
+        };
+        for (prefix, lo, len) in rows {
+            debug_assert_eq!(prefix.len(), d - 2);
+            set.prefixes.extend_from_slice(&prefix);
+            set.lo.push(lo);
+            set.offsets
+                .push(set.offsets.last().expect("non-empty") + len as usize);
+        }
+        set
+    }
+
+    /// The alphabet size d.
+    pub fn d(&self) -> usize {
+        self.d
+    }
+
+    /// The histogram size m.
+    pub fn size(&self) -> usize {
+        self.m
+    }
+
+    /// Number of stored histograms.
+    pub fn len(&self) -> usize {
+        *self.offsets.last().expect("non-empty")
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.lo.len()
+    }
+
+    fn prefix(&self, r: usize) -> &[u32] {
+        let w = self.d - 2;
+        &self.prefixes[w * r..w * (r + 1)]
+    }
+
+    fn row_len(&self, r: usize) -> usize {
+        self.offsets[r + 1] - self.offsets[r]
+    }
+
+    /// The row with this prefix.
+    fn find_row(&self, prefix: &[u32]) -> Option<usize> {
+        let (mut a, mut b) = (0, self.rows());
+        while a < b {
+            let mid = (a + b) / 2;
+            match self.prefix(mid).cmp(prefix) {
+                std::cmp::Ordering::Less => a = mid + 1,
+                std::cmp::Ordering::Greater => b = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The histogram `(N_0, …, N_{d−1})` of state i.
+    pub fn histogram(&self, i: usize) -> Vec<u64> {
+        let r = self.offsets.partition_point(|&o| o <= i) - 1;
+        let mut tail: Vec<u64> = self.prefix(r).iter().map(|&v| u64::from(v)).collect();
+        tail.push(u64::from(self.lo[r]) + (i - self.offsets[r]) as u64);
+        let rest: u64 = tail.iter().sum();
+        std::iter::once(self.m as u64 - rest).chain(tail).collect()
+    }
+
+    /// The set of size m + 1 reached from this one by one more user: every `N + e_y`.  A row's
+    /// range is the hull of what reaches it (validity `Σ N_y ≤ m + 1` is monotone in `N_c`, so
+    /// the hull stays valid).
+    pub fn dilate(&self) -> WindowSet {
+        let mut rows: BTreeMap<Vec<u32>, (u32, u32)> = BTreeMap::new();
+        let mut add = |prefix: Vec<u32>, lo: u32, hi: u32| {
+            rows.entry(prefix)
+                .and_modify(|r| *r = (r.0.min(lo), r.1.max(hi)))
+                .or_insert((lo, hi));
+        };
+        for r in 0..self.rows() {
+            let (lo, hi) = (self.lo[r], self.lo[r] + self.row_len(r) as u32);
+            // y = 0 keeps the coordinates, y = c raises N_c.
+            add(self.prefix(r).to_vec(), lo, hi + 1);
+            for j in 0..self.d - 2 {
+                let mut p = self.prefix(r).to_vec();
+                p[j] += 1;
+                add(p, lo, hi);
+            }
+        }
+        WindowSet::from_rows(
+            self.d,
+            self.m + 1,
+            rows.into_iter().map(|(p, (lo, hi))| (p, lo, hi - lo)),
+        )
+    }
+
+    /// For each row of `self` (size m + 1) and each symbol y, at `[d·r + y]`: the source row
+    /// of `from` (size m) whose states `N − e_y` feed it, and the shift in `N_c` (1 for y = c,
+    /// else 0).
+    pub(crate) fn sources(&self, from: &WindowSet) -> Vec<(Option<usize>, u32)> {
+        let (d, c) = (self.d, self.d - 1);
+        let mut out = vec![(None, 0); d * self.rows()];
+        for r in 0..self.rows() {
+            let row = &mut out[d * r..d * (r + 1)];
+            let p = self.prefix(r);
+            row[0] = (from.find_row(p), 0);
+            row[c] = (row[0].0, 1);
+            for j in 0..c - 1 {
+                if p[j] > 0 {
+                    let mut q = p.to_vec();
+                    q[j] -= 1;
+                    row[j + 1] = (from.find_row(&q), 0);
+                }
+            }
+        }
+        out
+    }
+
+    /// Index of row r's first state, and its first `N_c`.
+    pub(crate) fn row_start(&self, r: usize) -> (usize, u32) {
+        (self.offsets[r], self.lo[r])
+    }
+
+    /// One past row r's last state.
+    pub(crate) fn row_end(&self, r: usize) -> usize {
+        self.offsets[r + 1]
+    }
+
+    /// The same set with each row cut to `keep[i]` true states (rows left empty removed), and
+    /// the kept indices.
+    pub(crate) fn restricted(&self, keep: &[bool]) -> (WindowSet, Vec<usize>) {
+        let mut rows = Vec::new();
+        let mut kept = Vec::new();
+        for r in 0..self.rows() {
+            let (a, b) = (self.offsets[r], self.offsets[r + 1]);
+            let Some(first) = (a..b).find(|&i| keep[i]) else {
+                continue;
+            };
+            let last = (a..b).rev().find(|&i| keep[i]).expect("first exists");
+            rows.push((
+                self.prefix(r).to_vec(),
+                self.lo[r] + (first - a) as u32,
+                (last - first + 1) as u32,
+            ));
+            kept.extend(first..=last);
+        }
+        (WindowSet::from_rows(self.d, self.m, rows), kept)
+    }
+}
+
+/// A law on a [`WindowSet`]: a sub-measure of the true law, short of it by at most `omitted`.
+#[derive(Clone, Debug)]
+pub struct WindowedLaw<S> {
+    pub set: Arc<WindowSet>,
+    pub values: Vec<S>,
+    pub omitted: Rational,
+}
+
+impl<S: Scalar> WindowedLaw<S> {
+    /// The point mass at the empty histogram.
+    pub fn empty(d: usize, ctx: &S::Ctx) -> Self {
+        WindowedLaw {
+            set: Arc::new(WindowSet::empty(d)),
+            values: vec![S::one(ctx)],
+            omitted: Rational::new(),
+        }
+    }
+
+    /// Drops every value certainly below `2^-tau_bits` of the largest, adds their mass to
+    /// `omitted`, and trims the set to what is kept.
+    fn prune(self, tau_bits: u32, ctx: &S::Ctx) -> Self {
+        let max = self
+            .values
+            .iter()
+            .map(|x| x.approx_f64())
+            .fold(0.0, f64::max);
+        let threshold = S::from_rational(
+            &(Rational::from_f64(max).unwrap_or_default() >> tau_bits),
+            ctx,
+        );
+        let mut dropped = S::zero(ctx);
+        let keep: Vec<bool> = self
+            .values
+            .iter()
+            .map(|x| {
+                let drop = !x.is_exact_zero() && x.certainly_below(&threshold);
+                if drop {
+                    dropped.add_assign(x);
+                }
+                !drop && !x.is_exact_zero()
+            })
+            .collect();
+        let (set, kept) = self.set.restricted(&keep);
+        WindowedLaw {
+            set: Arc::new(set),
+            values: kept.into_iter().map(|i| self.values[i].clone()).collect(),
+            omitted: self.omitted + upper_bound(&dropped),
+        }
+    }
+}
+
+/// Inner binomial windows are cut at `2^-bits` of their mode or below: their omitted tail then
+/// widens the row's values by about `2^-bits` relative (see [`multinomial`]).
+const MIN_INNER_BITS: u32 = 56;
+
+/// `Mult(m, w)` on a window (see the module docs); `tau_bits = None` keeps every histogram.
+pub fn multinomial<S: Scalar>(
+    m: usize,
+    w: &[S],
+    tau_bits: Option<u32>,
+    ctx: &S::Ctx,
+) -> WindowedLaw<S> {
+    let d = w.len();
+    let c = d - 1;
+    // tails[j] = w(0) + w(j) + w(j+1) + … + w(c): the mass of "output j or later, or 0".
+    let mut tails = vec![w[0].clone(); c + 2];
+    for j in (1..=c).rev() {
+        tails[j] = tails[j + 1].add(&w[j]);
+    }
+    // Level by level: prefixes with their weights (products of the binomial factors so far).
+    let mut level: Vec<(Vec<u32>, S)> = vec![(Vec::new(), S::one(ctx))];
+    let mut omitted = Rational::new();
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for j in 1..=c {
+        let max = level
+            .iter()
+            .map(|(_, v)| v.approx_f64())
+            .fold(0.0, f64::max);
+        let mut next = Vec::new();
+        for (prefix, weight) in &level {
+            let used: u32 = prefix.iter().sum();
+            let r = m - used as usize;
+            // Scale the cut by the prefix's weight, to keep what is ≥ 2^-τ of the largest
+            // overall; but cut no closer than 2^-MIN_INNER_BITS of the row's mode, so that the
+            // row's normalisation (its sum plus a tail bound) stays relatively tight.
+            let tau = tau_bits.map(|t| {
+                let scale = (max / weight.approx_f64()).log2();
+                let scale = if scale.is_finite() {
+                    scale.max(0.0)
+                } else {
+                    0.0
+                };
+                (f64::from(t) - scale).max(f64::from(MIN_INNER_BITS.min(t))) as u32
+            });
+            let window = if r == 0 {
+                binomial_window(0, &w[j], &w[0], tau, ctx)
+            } else {
+                let p = w[j].div(&tails[j]);
+                let q = tails[j + 1].div(&tails[j]);
+                binomial_window(r, &p, &q, tau, ctx)
+            };
+            omitted += Rational::from(upper_bound(weight) * &window.omitted);
+            if j == c {
+                rows.push((
+                    prefix.clone(),
+                    window.start as u32,
+                    window.values.len() as u32,
+                ));
+                values.extend(window.values.iter().map(|v| v.mul(weight)));
+            } else {
+                for (i, v) in window.values.iter().enumerate() {
+                    let mut p = prefix.clone();
+                    p.push((window.start + i) as u32);
+                    next.push((p, v.mul(weight)));
+                }
+            }
+        }
+        level = next;
+    }
+    WindowedLaw {
+        set: Arc::new(WindowSet::from_rows(d, m, rows)),
+        values,
+        omitted,
+    }
+}
+
+/// One more user with output law `w`: `H'(N) = Σ_y w(y) H(N − e_y)` on the dilated set, then
+/// (with `tau_bits`) pruned below `2^-τ` of the largest value.
+pub fn step<S: Scalar>(
+    law: &WindowedLaw<S>,
+    w: &[S],
+    tau_bits: Option<u32>,
+    ctx: &S::Ctx,
+) -> WindowedLaw<S> {
+    let set = law.set.dilate();
+    let values = shifted_values(&law.set, &set, &law.values, w, ctx);
+    let out = WindowedLaw {
+        set: Arc::new(set),
+        values,
+        omitted: law.omitted.clone(),
+    };
+    match tau_bits {
+        Some(t) => out.prune(t, ctx),
+        None => out,
+    }
+}
+
+/// The values of `Σ_y w(y) H(N − e_y)` on `to` (the dilation of `from`).
+fn shifted_values<S: Scalar>(
+    from: &WindowSet,
+    to: &WindowSet,
+    h: &[S],
+    w: &[S],
+    ctx: &S::Ctx,
+) -> Vec<S> {
+    let d = to.d();
+    let mut out = vec![S::zero(ctx); to.len()];
+    for (r, sources) in to.sources(from).chunks(d).enumerate() {
+        let (a, lo) = to.row_start(r);
+        let row = &mut out[a..to.row_end(r)];
+        for (y, &(source, shift)) in sources.iter().enumerate() {
+            let Some(s) = source else { continue };
+            if w[y].is_exact_zero() {
+                continue;
+            }
+            let (sa, slo) = from.row_start(s);
+            for (i, v) in h[sa..from.row_end(s)].iter().enumerate() {
+                if !v.is_exact_zero() {
+                    row[(slo + shift + i as u32 - lo) as usize].add_mul_assign(&w[y], v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The pair `(Σ_y W0(y) H(N − e_y), Σ_y W1(y) H(N − e_y))` on the dilation of `h`'s set: the
+/// shift identities of Part I Lemma 4.2 with `H = T_{n−1,k}`.
+pub fn pair<S: Scalar>(h: &WindowedLaw<S>, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
+    let set = h.set.dilate();
+    let p = shifted_values(&h.set, &set, &h.values, &channel.w[0], ctx);
+    let q = shifted_values(&h.set, &set, &h.values, &channel.w[1], ctx);
+    let (ratio_lo, ratio_hi) = ratio_range(channel);
+    PairLaw {
+        p,
+        q,
+        omitted: h.omitted.clone(),
+        ratio_lo,
+        ratio_hi,
+        layout: Layout::Window {
+            n: set.size(),
+            set: Arc::new(set),
+        },
+    }
+}
+
+/// A group of W0- and W1-users on a window: built directly as a multinomial when it starts
+/// empty, then user by user (in the non-negative f64 kernel where the backend allows it).
+#[derive(Clone, Debug)]
+pub struct WindowGroup<S> {
+    law: WindowedLaw<S>,
+    zeros: usize,
+    ones: usize,
+    tau_bits: Option<u32>,
+}
+
+impl<S: Scalar> WindowGroup<S> {
+    /// The empty group over `d` symbols.
+    pub fn empty(d: usize, tau_bits: Option<u32>, ctx: &S::Ctx) -> Self {
+        WindowGroup {
+            law: WindowedLaw::empty(d, ctx),
+            zeros: 0,
+            ones: 0,
+            tau_bits,
+        }
+    }
+
+    /// The group's law.
+    pub fn law(&self) -> &WindowedLaw<S> {
+        &self.law
+    }
+
+    /// `count` more users with output law `w`, one step at a time.
+    fn add_users(
+        law: WindowedLaw<S>,
+        count: usize,
+        w: &[S],
+        tau: Option<u32>,
+        ctx: &S::Ctx,
+    ) -> WindowedLaw<S> {
+        if count == 0 {
+            return law;
+        }
+        if let Some(t) = tau {
+            if let Some(done) = nonneg::add_users(&law, count, w, t, ctx) {
+                return done;
+            }
+        }
+        let mut law = law;
+        for _ in 0..count {
+            law = step(&law, w, tau, ctx);
+        }
+        law
+    }
+}
+
+impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
+    fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
+        let [w0, w1] = &channel.w;
+        let law = if self.zeros + self.ones == 0 {
+            // Build the larger block directly, then add the other user by user.
+            let (big, small, wb, ws) = if zeros >= ones {
+                (zeros, ones, w0, w1)
+            } else {
+                (ones, zeros, w1, w0)
+            };
+            let start = multinomial(big, wb, self.tau_bits, ctx);
+            Self::add_users(start, small, ws, self.tau_bits, ctx)
+        } else {
+            let law = Self::add_users(self.law.clone(), zeros, w0, self.tau_bits, ctx);
+            Self::add_users(law, ones, w1, self.tau_bits, ctx)
+        };
+        WindowGroup {
+            law,
+            zeros: self.zeros + zeros,
+            ones: self.ones + ones,
+            tau_bits: self.tau_bits,
+        }
+    }
+
+    fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
+        pair(&self.law, channel, ctx)
+    }
+}

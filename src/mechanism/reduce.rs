@@ -1,0 +1,299 @@
+//! The sufficiency reduction: outputs with equal likelihood ratio `W1(y)/W0(y)` merged into one
+//! symbol, outputs with `W0(y) = W1(y) = 0` dropped (proofs-notes/sufficiency-reduction.md).
+//!
+//! Within a class G of common ratio r, `W1(y) = r·W0(y)`, so a user's output given its class
+//! is distributed as `W0(y)/W0(G) = W1(y)/W1(G)` whatever the user's input.  The histogram of
+//! classes is therefore sufficient for every pair `(T_{n,k}, T_{n,k+1})`: the full histogram is
+//! recovered from it by a Markov kernel that does not depend on the inputs, and every privacy
+//! curve, divergence and profile of the reduced mechanism equals the original's.
+//!
+//! Ratios are compared exactly.  Family entries are functions of `a = e^{ε0}` with `ε0` a
+//! non-zero rational, so `a` is transcendental (Lindemann) and two such ratios are equal iff
+//! the polynomials `W1(y)W0(z)` and `W1(z)W0(y)` in `a` (cleared of denominators) agree
+//! coefficient by coefficient.  A class whose family entries do not share a denominator (so
+//! that their sum is not again of the form `(u·a + v)/(s·a + t)`) is split into sub-classes
+//! that do: a finer partition is still sufficient, only less reduced.
+
+use super::{Entry, Mechanism};
+use crate::error::Result;
+use rug::Rational;
+
+/// A mechanism with its outputs merged by likelihood ratio.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// One output per class; rows are the class sums.
+    pub mechanism: Mechanism,
+    /// `classes[j]`: the original outputs merged into output j.
+    pub classes: Vec<Vec<usize>>,
+    /// Original outputs with `W0(y) = W1(y) = 0`, dropped.
+    pub dropped: Vec<usize>,
+}
+
+/// An entry as a fraction of polynomials in `a = e^{ε0}`, coefficients highest degree first.
+fn fraction(e: &Entry) -> (Vec<Rational>, Vec<Rational>) {
+    match e {
+        Entry::Exact(q) => (vec![q.clone()], vec![Rational::from(1)]),
+        Entry::ExpFraction { num, den } => (num.to_vec(), den.to_vec()),
+    }
+}
+
+fn poly_mul(a: &[Rational], b: &[Rational]) -> Vec<Rational> {
+    let mut out = vec![Rational::new(); a.len() + b.len() - 1];
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            out[i + j] += Rational::from(x * y);
+        }
+    }
+    out
+}
+
+/// Equality of polynomials given highest degree first, possibly of different lengths.
+fn poly_eq(a: &[Rational], b: &[Rational]) -> bool {
+    let len = a.len().max(b.len());
+    let at = |p: &[Rational], i: usize| -> Rational {
+        (i + p.len())
+            .checked_sub(len)
+            .map_or(Rational::new(), |j| p[j].clone())
+    };
+    (0..len).all(|i| at(a, i) == at(b, i))
+}
+
+/// `W1(y)/W0(y) = W1(z)/W0(z)` for outputs with positive entries in both rows, exactly.
+fn same_ratio(m: &Mechanism, y: usize, z: usize) -> bool {
+    let (n0y, d0y) = fraction(&m.rows[0][y]);
+    let (n1y, d1y) = fraction(&m.rows[1][y]);
+    let (n0z, d0z) = fraction(&m.rows[0][z]);
+    let (n1z, d1z) = fraction(&m.rows[1][z]);
+    // (n1y/d1y)(d0y/n0y) = (n1z/d1z)(d0z/n0z)  ⟺  n1y d0y d1z n0z = n1z d0z d1y n0y.
+    let left = poly_mul(&poly_mul(&n1y, &d0y), &poly_mul(&d1z, &n0z));
+    let right = poly_mul(&poly_mul(&n1z, &d0z), &poly_mul(&d1y, &n0y));
+    poly_eq(&left, &right)
+}
+
+/// True when the denominators of two entries are proportional (so the entries can be added
+/// over a common denominator).
+fn proportional_denominators(a: &Entry, b: &Entry) -> bool {
+    let (da, db) = (pad(&fraction(a).1), pad(&fraction(b).1));
+    Rational::from(&da[0] * &db[1]) == Rational::from(&da[1] * &db[0])
+}
+
+/// The sum of entries with proportional denominators, exactly.
+fn sum_entries(entries: &[&Entry]) -> Entry {
+    // Common denominator: the first entry's.  Entry i = (num_i / λ_i) / den with
+    // den_i = λ_i · den, λ_i the ratio of a non-zero coefficient.
+    let den = pad(&fraction(entries[0]).1);
+    let pivot = den
+        .iter()
+        .position(|c| *c != 0)
+        .expect("non-zero denominator");
+    let mut num = [Rational::new(), Rational::new()];
+    for e in entries {
+        let (n, d) = fraction(e);
+        let (n, d) = (pad(&n), pad(&d));
+        let lambda = Rational::from(&d[pivot] / &den[pivot]);
+        for (sum, c) in num.iter_mut().zip(&n) {
+            *sum += Rational::from(c / &lambda);
+        }
+    }
+    if num[0] == 0 && den[0] == 0 {
+        Entry::Exact(Rational::from(&num[1] / &den[1]))
+    } else {
+        Entry::ExpFraction { num, den }
+    }
+}
+
+/// A polynomial of degree ≤ 1 as `[coefficient of a, constant]`.
+fn pad(p: &[Rational]) -> [Rational; 2] {
+    match p {
+        [c] => [Rational::new(), c.clone()],
+        [a, c] => [a.clone(), c.clone()],
+        _ => unreachable!("entries are of degree ≤ 1 in a"),
+    }
+}
+
+/// A label for a class of outputs: the labels joined by `+`, abbreviated for long classes.
+fn class_label(labels: &[&str]) -> String {
+    match labels {
+        [one] => one.to_string(),
+        _ if labels.len() <= 4 => labels.join("+"),
+        _ => format!(
+            "{}+{}+…+{} ({} outputs)",
+            labels[0],
+            labels[1],
+            labels[labels.len() - 1],
+            labels.len()
+        ),
+    }
+}
+
+impl Mechanism {
+    /// The sufficiency reduction of this mechanism.  With fewer than two classes (both rows
+    /// equal on their support) the mechanism is kept as it is, zero columns included: the
+    /// engines need two outputs, and every curve is then 0 either way.
+    pub fn reduced(&self) -> Result<Reduction> {
+        let d = self.d();
+        let mut dropped = Vec::new();
+        // Ratio classes in order of first appearance, each split by denominators.
+        let mut classes: Vec<Vec<usize>> = Vec::new();
+        for y in 0..d {
+            let (z0, z1) = (self.is_zero(0, y), self.is_zero(1, y));
+            if z0 && z1 {
+                dropped.push(y);
+                continue;
+            }
+            let joins = |class: &Vec<usize>| -> bool {
+                let r = class[0];
+                let (r0, r1) = (self.is_zero(0, r), self.is_zero(1, r));
+                let ratio = match (z0, z1) {
+                    (true, _) => r0,
+                    (_, true) => r1,
+                    _ => !r0 && !r1 && same_ratio(self, y, r),
+                };
+                ratio
+                    && proportional_denominators(&self.rows[0][y], &self.rows[0][r])
+                    && proportional_denominators(&self.rows[1][y], &self.rows[1][r])
+            };
+            match classes.iter_mut().find(|c| joins(c)) {
+                Some(class) => class.push(y),
+                None => classes.push(vec![y]),
+            }
+        }
+        if classes.len() < 2 {
+            return Ok(Reduction {
+                mechanism: self.clone(),
+                classes: (0..d).map(|y| vec![y]).collect(),
+                dropped: Vec::new(),
+            });
+        }
+        let row = |b: usize| -> Vec<Entry> {
+            classes
+                .iter()
+                .map(|c| sum_entries(&c.iter().map(|&y| &self.rows[b][y]).collect::<Vec<_>>()))
+                .collect()
+        };
+        let labels = classes
+            .iter()
+            .map(|c| {
+                class_label(
+                    &c.iter()
+                        .map(|&y| self.outputs[y].as_str())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        let mut mechanism = Mechanism::new(
+            &self.name,
+            self.name.clone(),
+            Some(labels),
+            [row(0), row(1)],
+            self.eps0.clone(),
+        )?;
+        mechanism.source = self.source.clone();
+        Ok(Reduction {
+            mechanism,
+            classes,
+            dropped,
+        })
+    }
+}
+
+impl Reduction {
+    /// True when nothing was merged or dropped.
+    pub fn is_identity(&self) -> bool {
+        self.dropped.is_empty() && self.classes.iter().all(|c| c.len() == 1)
+    }
+
+    /// The reduced alphabet as reports show it: sizes, the classes (original labels) and the
+    /// dropped outputs.
+    pub fn to_json(&self, original: &Mechanism) -> serde_json::Value {
+        let labels = |ys: &[usize]| -> Vec<&str> {
+            ys.iter().map(|&y| original.outputs[y].as_str()).collect()
+        };
+        serde_json::json!({
+            "outputs": original.d(),
+            "reduced_outputs": self.mechanism.d(),
+            "classes": self.classes.iter().map(|c| labels(c)).collect::<Vec<_>>(),
+            "dropped": labels(&self.dropped),
+        })
+    }
+
+    /// One line: `d = 1000 outputs reduced to 3 classes of equal likelihood ratio`.
+    pub fn summary(&self, original: &Mechanism) -> String {
+        if self.is_identity() {
+            return format!(
+                "{} outputs, no two with the same likelihood ratio",
+                original.d()
+            );
+        }
+        let mut s = format!(
+            "{} outputs reduced to {} classes of equal likelihood ratio",
+            original.d(),
+            self.mechanism.d()
+        );
+        if !self.dropped.is_empty() {
+            s += &format!(" ({} outputs of probability 0 dropped)", self.dropped.len());
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mechanism::{Entry, Mechanism, load_mechanism};
+    use rug::Rational;
+
+    fn q(s: &str) -> Rational {
+        crate::enclosure::parse_rational(s).unwrap()
+    }
+
+    fn explicit(w0: &[&str], w1: &[&str]) -> Mechanism {
+        let row = |r: &[&str]| r.iter().map(|s| Entry::Exact(q(s))).collect();
+        Mechanism::new("m", "m".into(), None, [row(w0), row(w1)], None).unwrap()
+    }
+
+    #[test]
+    fn binary_input_k_rr_becomes_three_symbols() {
+        for spec in ["k-rr:k=50,exp_eps0=3", "k-rr:k=1000,eps0=1.5"] {
+            let m = load_mechanism(spec).unwrap();
+            let r = m.reduced().unwrap();
+            assert_eq!(r.mechanism.d(), 3, "{spec}");
+            assert_eq!(r.classes[0], vec![0]);
+            assert_eq!(r.classes[1], vec![1]);
+            assert_eq!(r.classes[2].len(), m.d() - 2);
+            assert!(r.dropped.is_empty());
+        }
+        let m = load_mechanism("k-rr:k=50,exp_eps0=3").unwrap();
+        let r = m.reduced().unwrap().mechanism;
+        let rows = r.rational_rows().unwrap();
+        assert_eq!(rows[0], vec![q("3/52"), q("1/52"), q("48/52")]);
+        assert_eq!(rows[1], vec![q("1/52"), q("3/52"), q("48/52")]);
+        // Irrational e^eps0: the merged entry is again a fraction in e^eps0.
+        let m = load_mechanism("k-rr:k=5,eps0=1").unwrap();
+        let r = m.reduced().unwrap().mechanism;
+        assert_eq!(r.rows[0][2].text(), "(3)/(e^eps0 + 4)");
+    }
+
+    #[test]
+    fn merges_equal_ratios_drops_empty_outputs_and_keeps_distinct_ones() {
+        let m = explicit(
+            &["1/10", "2/10", "0", "3/10", "0", "4/10"],
+            &["2/10", "4/10", "0", "1/10", "1/10", "2/10"],
+        );
+        let r = m.reduced().unwrap();
+        // Ratios 2, 2, –, 1/3, ∞, 1/2.
+        assert_eq!(r.classes, vec![vec![0, 1], vec![3], vec![4], vec![5]]);
+        assert_eq!(r.dropped, vec![2]);
+        let rows = r.mechanism.rational_rows().unwrap();
+        assert_eq!(rows[0], vec![q("3/10"), q("3/10"), q("0"), q("4/10")]);
+        assert_eq!(rows[1], vec![q("6/10"), q("1/10"), q("1/10"), q("2/10")]);
+        assert_eq!(r.mechanism.outputs[0], "0+1");
+        // Distinct ratios everywhere: nothing changes.
+        let t = explicit(&["0.70", "0.20", "0.10"], &["0.15", "0.55", "0.30"]);
+        assert!(t.reduced().unwrap().is_identity());
+        // Identical rows: a single class, kept as it is.
+        let same = explicit(&["1/2", "1/2", "0"], &["1/2", "1/2", "0"]);
+        let r = same.reduced().unwrap();
+        assert!(r.is_identity());
+        assert_eq!(r.mechanism.d(), 3);
+    }
+}
