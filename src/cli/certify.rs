@@ -8,6 +8,7 @@ use crate::audit::{Audit, AuditQuery};
 use crate::certificate::{Parts, Settings, seal};
 use crate::enclosure::{bound_text, with_exact_endpoints};
 use crate::error::{Error, Result};
+use crate::exact::pair::PairOptions;
 use crate::profile::{Profile, ProfileQuery, Quantity};
 use crate::query::{Backend, Computed, PairQuery};
 use serde_json::{Value, json};
@@ -48,18 +49,31 @@ fn truncation_bits(backend: Backend, truncate: bool) -> Option<u32> {
 }
 
 /// The notes behind every certified number, whatever the command.
-fn base_notes(engine: &str, arithmetic: &str, backend: Backend) -> Vec<&'static str> {
+fn base_notes(
+    engine: &str,
+    arithmetic: &str,
+    options: &PairOptions,
+    backend: Backend,
+) -> Vec<&'static str> {
     let mut notes = vec![
         "README.md",
         "arithmetic.md",
         "mechanisms.md",
         "privacy-curves.md",
     ];
-    notes.push(if engine == "binary" {
-        "binary-fast-path.md"
-    } else {
-        "histogram-law.md"
-    });
+    if options.reduce {
+        notes.push("sufficiency-reduction.md");
+    }
+    match engine {
+        "binary" => notes.push("binary-fast-path.md"),
+        "window" => {
+            notes.extend(["histogram-law.md", "windowed-laws.md"]);
+            if backend == Backend::Interval {
+                notes.push("nonnegative-kernel.md");
+            }
+        }
+        _ => notes.push("histogram-law.md"),
+    }
     if backend == Backend::Interval && arithmetic.contains("mpfr") {
         notes.push("precision-escalation.md");
     }
@@ -87,7 +101,7 @@ pub fn pair_parts<'a, R>(
     report: Value,
     extra_notes: &[&'static str],
 ) -> Parts<'a> {
-    let mut notes = base_notes(computed.engine, &computed.arithmetic, q.backend);
+    let mut notes = base_notes(computed.engine, &computed.arithmetic, &q.options, q.backend);
     notes.extend_from_slice(extra_notes);
     if computed.canonical_states_checked.is_some() {
         notes.push("canonical-cross-check.md");
@@ -216,7 +230,7 @@ pub fn compare_parts<'a>(query: &'a CompareQuery, rows: &[Comparison], report: V
 
 /// The notes behind a profile.
 pub fn profile_notes(q: &ProfileQuery, p: &Profile) -> Vec<&'static str> {
-    let mut notes = base_notes(p.engine, &p.arithmetic, q.backend);
+    let mut notes = base_notes(p.engine, &p.arithmetic, &q.options, q.backend);
     notes.extend(["profile.md", "epsilon-for-delta.md", "ordered-curves.md"]);
     if q.quantities
         .iter()

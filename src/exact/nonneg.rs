@@ -95,7 +95,11 @@ pub fn add_users<S: Scalar>(
     S::from_nonneg_f64(1.0, 0, ctx)?;
     let (weights, weight_rounds, w_min) = counted_weights(w)?;
     let floor = FLOOR / w_min;
-    let mut dropped = Rational::new();
+    // Every dropped value, summed in f64: the sum carries at most `dropped.rounds` roundings.
+    let mut dropped = Counted {
+        values: Vec::new(),
+        rounds: 0,
+    };
     // The starting law: points and a count; values too small for the kernel are dropped.
     let mut values = Vec::with_capacity(law.values.len());
     let mut rounds = 0;
@@ -113,15 +117,16 @@ pub fn add_users<S: Scalar>(
             rounds = rounds.max(r);
         }
     }
-    // Upper ends summed: rounding up is covered by the sum's own count (`small.len()` terms).
-    dropped += sum_bound(&small, 0)?;
+    // Upper ends of the dropped enclosures: exact, they carry no rounding.
+    dropped.absorb(&small, 0);
     let mut state = (law.set.clone(), Counted { values, rounds });
     for _ in 0..count {
         let (set, counted, lost) =
             step(&state.0, &state.1, &weights, weight_rounds, tau_bits, floor)?;
-        dropped += lost;
+        dropped.absorb(&lost.values, lost.rounds);
         state = (set, counted);
     }
+    let dropped = dropped.sum_bound()?;
     let (set, counted) = state;
     let values = counted
         .values
@@ -135,25 +140,40 @@ pub fn add_users<S: Scalar>(
     })
 }
 
-/// A certified upper bound on `Σ v` for values whose points `v̂` carry `rounds` roundings: the
-/// f64 sum `ŝ` adds at most `terms` more, so `Σ v ≤ ŝ (1 − u)^{−(rounds + terms)}
-/// ≤ ŝ / (1 − (rounds + terms) u)`.
-fn sum_bound(values: &[f64], rounds: u64) -> Option<Rational> {
-    if values.is_empty() {
-        return Some(Rational::new());
+impl Counted {
+    /// Adds `values` (each carrying at most `rounds` roundings) into the running total kept in
+    /// `self.values[0]`: each addition is one more rounding on every term already summed, so
+    /// the total carries at most `max(self.rounds, rounds) + (number of additions)`.
+    fn absorb(&mut self, values: &[f64], rounds: u64) {
+        if values.is_empty() {
+            return;
+        }
+        if self.values.is_empty() {
+            self.values.push(0.0);
+        }
+        for v in values {
+            self.values[0] += v;
+        }
+        self.rounds = self.rounds.max(rounds) + values.len() as u64;
     }
-    let sum: f64 = values.iter().sum();
-    let r = rounds + values.len() as u64;
-    if r >= MAX_ROUNDS || !sum.is_finite() {
-        return None;
+
+    /// A certified upper bound on the true total `Σ v` of what was absorbed:
+    /// `Σ v ≤ ŝ (1 − u)^{−r} ≤ ŝ / (1 − r u)`.
+    fn sum_bound(&self) -> Option<Rational> {
+        let Some(&sum) = self.values.first() else {
+            return Some(Rational::new());
+        };
+        if self.rounds >= MAX_ROUNDS || !sum.is_finite() {
+            return None;
+        }
+        let unit = Rational::from((1, 9_007_199_254_740_992u64));
+        Some(Rational::from_f64(sum)? / (Rational::from(1) - unit * self.rounds))
     }
-    let factor = Rational::from(1) - Rational::from(r) / Rational::from(9_007_199_254_740_992u64);
-    Some(Rational::from_f64(sum)? / factor)
 }
 
 /// One user step in the kernel: dilate, `Σ_y w(y) H(N − e_y)` by row-wise axpys, then drop
-/// values below `max(2^-τ · largest, floor)` and trim.  Returns the new set, values and a bound
-/// on the dropped mass.
+/// values below `max(2^-τ · largest, floor)` and trim.  Returns the new set, the kept values and
+/// the dropped ones (as values carrying the step's count).
 fn step(
     from: &Arc<WindowSet>,
     h: &Counted,
@@ -161,7 +181,7 @@ fn step(
     weight_rounds: u64,
     tau_bits: u32,
     floor: f64,
-) -> Option<(Arc<WindowSet>, Counted, Rational)> {
+) -> Option<(Arc<WindowSet>, Counted, Counted)> {
     let to = from.dilate();
     let d = to.d();
     let mut out = vec![0.0f64; to.len()];
@@ -203,7 +223,10 @@ fn step(
             }
         })
         .collect();
-    let lost = sum_bound(&small, rounds)?;
+    let lost = Counted {
+        values: small,
+        rounds,
+    };
     let (set, kept) = to.restricted(&keep);
     let values = kept.into_iter().map(|i| out[i]).collect();
     Some((Arc::new(set), Counted { values, rounds }, lost))

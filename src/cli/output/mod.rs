@@ -4,6 +4,8 @@
 use crate::enclosure::{Enclosure, bound_text, exact_string};
 use crate::exact::curve::EpsilonCertificate;
 use crate::exact::divergence::Divergences;
+use crate::exact::pair::PairOptions;
+use crate::mechanism::Mechanism;
 use crate::query::{Computed, DeltaRow, EpsilonRow, PairQuery};
 use rug::Rational;
 use serde_json::{Value, json};
@@ -63,10 +65,28 @@ fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> V
         "backend": query.backend.label(),
         "arithmetic": computed.arithmetic,
         "engine": computed.engine,
+        "alphabet": alphabet_json(&query.mechanism, &query.options),
         "states": computed.states,
         "omitted_mass_bound": bound_text(&computed.omitted),
         "canonical_cross_check_states": computed.canonical_states_checked,
     })
+}
+
+/// The output alphabet the engines ran on: `{outputs, reduced_outputs, classes, dropped}` with
+/// the sufficiency reduction, `{outputs, reduced: false}` with `--no-reduce`.
+pub(super) fn alphabet_json(mechanism: &Mechanism, options: &PairOptions) -> Value {
+    match options.reduce.then(|| mechanism.reduced()) {
+        Some(Ok(r)) => r.to_json(mechanism),
+        _ => json!({ "outputs": mechanism.d(), "reduced": false }),
+    }
+}
+
+/// The alphabet line of a text report (empty when the reduction changed nothing).
+pub(super) fn alphabet_text(mechanism: &Mechanism, options: &PairOptions) -> String {
+    match options.reduce.then(|| mechanism.reduced()) {
+        Some(Ok(r)) if !r.is_identity() => format!("alphabet: {}\n", r.summary(mechanism)),
+        _ => String::new(),
+    }
 }
 
 fn header_text(
@@ -81,6 +101,7 @@ fn header_text(
         "shufflecert {command}: {}  n = {}  k = {}  (P = T_{{n,k}}, Q = T_{{n,k+1}})\n",
         query.mechanism.name, query.n, query.k
     );
+    s += &alphabet_text(&query.mechanism, &query.options);
     s += &format!("arithmetic {computed_arith} · engine {engine} · {states} histogram states");
     if *omitted != 0 {
         s += &format!(" · truncated, omitted mass ≤ {}", bound_text(omitted));

@@ -86,6 +86,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
         "backend": query.backend.label(),
         "arithmetic": p.arithmetic,
         "engine": p.engine,
+        "alphabet": super::alphabet_json(&query.mechanism, &query.options),
         "stats": {
             "pairs_evaluated": p.stats.pairs_evaluated,
             "k_pruned": p.stats.k_pruned,
@@ -103,6 +104,7 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
         query.mechanism.name, query.n
     );
     s += &format!("{}\n", scope_text(query, p));
+    s += &super::alphabet_text(&query.mechanism, &query.options);
     s += &format!(
         "arithmetic {} · engine {} · {} pairs evaluated, {} values of k pruned by the data-processing bound\n",
         p.arithmetic, p.engine, p.stats.pairs_evaluated, p.stats.k_pruned
