@@ -28,39 +28,42 @@ use std::sync::Arc;
 const UNIT: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// The counts stay far from `1/u`, so that `1 − r·u` is a useful bound.
-const MAX_ROUNDS: u64 = 1 << 40;
+const MAX_ROUNDS: u64 = 1 << 31;
 
 /// Products of kept values and weights stay at or above this (normal doubles reach 2^-1022).
 const FLOOR: f64 = 9.332_636_185_032_189e-302; // 2^-1000
 
-/// Non-negative doubles with a common rounding count (see the module docs).
-#[derive(Clone, Debug)]
+/// Non-negative doubles, each with its own rounding count (see the module docs).
+#[derive(Clone, Debug, Default)]
 pub struct Counted {
     pub values: Vec<f64>,
-    pub rounds: u64,
+    pub rounds: Vec<u32>,
 }
 
 /// The count `r` with `v̂ (1 − u)^r ≤ lo` and `hi ≤ v̂ (1 − u)^{−r}` for a point `v̂ ∈ [lo, hi]`,
 /// `0 < lo`; `None` beyond [`MAX_ROUNDS`].
 ///
 /// Since `(1 − u)^r ≤ 1/(1 + r u)` and `(1 − u)^{−r} ≥ 1 + r u`, it suffices that
-/// `r u ≥ v̂/lo − 1` and `r u ≥ hi/v̂ − 1`.  The two quotients are computed in round-to-nearest
-/// with absolute errors below `3u`; the margin of 4 covers them.
-fn rounds_for(approx: f64, lo: f64, hi: f64) -> Option<u64> {
+/// `r u ≥ v̂/lo − 1` and `r u ≥ hi/v̂ − 1`.  Each quotient (at most 2 here) is rounded once, an
+/// error below `2u`; subtracting 1 is exact (Sterbenz) and dividing by `u` is an exact scaling,
+/// so the computed need is within 2 of the true one, and the margin of 2 covers it.
+fn rounds_for(approx: f64, lo: f64, hi: f64) -> Option<u32> {
     let need = (approx / lo - 1.0).max(hi / approx - 1.0).max(0.0) / UNIT;
-    (need.is_finite() && need < MAX_ROUNDS as f64).then(|| need.ceil() as u64 + 4)
+    (need.is_finite() && need < MAX_ROUNDS as f64).then(|| need.ceil() as u32 + 2)
 }
 
 /// A non-negative enclosure `[lo, hi]` as a point and a count, `0 < lo ≤ hi`.
-fn counted_point(lo: f64, hi: f64) -> Option<(f64, u64)> {
-    let approx = lo + (hi - lo) / 2.0;
-    let approx = approx.clamp(lo, hi);
+fn counted_point(lo: f64, hi: f64) -> Option<(f64, u32)> {
+    let approx = (lo + (hi - lo) / 2.0).clamp(lo, hi);
+    if hi > 2.0 * lo {
+        return None;
+    }
     Some((approx, rounds_for(approx, lo, hi)?))
 }
 
 /// The weights of one user as doubles with a common count, and the smallest non-zero one
 /// (`None` when a weight is not certainly positive or zero).
-fn counted_weights<S: Scalar>(w: &[S]) -> Option<(Vec<f64>, u64, f64)> {
+fn counted_weights<S: Scalar>(w: &[S]) -> Option<(Vec<f64>, u32, f64)> {
     let mut out = Vec::with_capacity(w.len());
     let mut rounds = 0;
     let mut min = f64::INFINITY;
@@ -81,6 +84,34 @@ fn counted_weights<S: Scalar>(w: &[S]) -> Option<(Vec<f64>, u64, f64)> {
     Some((out, rounds, min))
 }
 
+/// A running f64 sum of non-negative values and the roundings it carries.
+#[derive(Default)]
+struct Total {
+    sum: f64,
+    rounds: u64,
+}
+
+impl Total {
+    /// Adds values carrying at most `rounds[i]` roundings: each addition is one more rounding on
+    /// every term already summed, so the total carries at most the largest count plus the
+    /// number of additions.
+    fn absorb(&mut self, values: &[f64], rounds: &[u32]) {
+        for (v, &r) in values.iter().zip(rounds) {
+            self.sum += v;
+            self.rounds = self.rounds.max(u64::from(r)) + 1;
+        }
+    }
+
+    /// A certified upper bound on the true total: `Σ v ≤ ŝ (1 − u)^{−r} ≤ ŝ / (1 − r u)`.
+    fn bound(&self) -> Option<Rational> {
+        if self.rounds >= 1 << 50 || !self.sum.is_finite() {
+            return None;
+        }
+        let unit = Rational::from((1, 9_007_199_254_740_992u64));
+        Some(Rational::from_f64(self.sum)? / (Rational::from(1) - unit * self.rounds))
+    }
+}
+
 /// `count` more users with output law `w`, each step pruned below `2^-tau_bits` of the largest
 /// value, computed in the non-negative kernel.  `None` when the backend does not take f64
 /// values or the inputs are outside the kernel's range; the caller then steps in its own
@@ -95,99 +126,62 @@ pub fn add_users<S: Scalar>(
     S::from_nonneg_f64(1.0, 0, ctx)?;
     let (weights, weight_rounds, w_min) = counted_weights(w)?;
     let floor = FLOOR / w_min;
-    // Every dropped value, summed in f64: the sum carries at most `dropped.rounds` roundings.
-    let mut dropped = Counted {
-        values: Vec::new(),
-        rounds: 0,
-    };
-    // The starting law: points and a count; values too small for the kernel are dropped.
-    let mut values = Vec::with_capacity(law.values.len());
-    let mut rounds = 0;
-    let mut small = Vec::new();
+    let mut dropped = Total::default();
+    // The starting law: points and counts; values too small for the kernel are dropped (their
+    // upper ends are exact: they carry no rounding).
+    let mut h = Counted::default();
     for x in &law.values {
         let (lo, hi) = x.f64_bounds();
-        if hi == 0.0 {
-            values.push(0.0);
+        let (v, r) = if hi == 0.0 {
+            (0.0, 0)
         } else if lo < floor {
-            small.push(hi);
-            values.push(0.0);
+            dropped.absorb(&[hi], &[0]);
+            (0.0, 0)
         } else {
-            let (v, r) = counted_point(lo, hi)?;
-            values.push(v);
-            rounds = rounds.max(r);
-        }
+            counted_point(lo, hi)?
+        };
+        h.values.push(v);
+        h.rounds.push(r);
     }
-    // Upper ends of the dropped enclosures: exact, they carry no rounding.
-    dropped.absorb(&small, 0);
-    let mut state = (law.set.clone(), Counted { values, rounds });
+    let mut set = law.set.clone();
     for _ in 0..count {
-        let (set, counted, lost) =
-            step(&state.0, &state.1, &weights, weight_rounds, tau_bits, floor)?;
-        dropped.absorb(&lost.values, lost.rounds);
-        state = (set, counted);
+        let (next_set, next, lost) = step(&set, &h, &weights, weight_rounds, tau_bits, floor)?;
+        dropped.absorb(&lost.values, &lost.rounds);
+        (set, h) = (next_set, next);
     }
-    let dropped = dropped.sum_bound()?;
-    let (set, counted) = state;
-    let values = counted
+    let values = h
         .values
         .iter()
-        .map(|&v| S::from_nonneg_f64(v, counted.rounds, ctx))
+        .zip(&h.rounds)
+        .map(|(&v, &r)| S::from_nonneg_f64(v, u64::from(r), ctx))
         .collect::<Option<Vec<S>>>()?;
     Some(WindowedLaw {
         set,
         values,
-        omitted: Rational::from(&law.omitted + &dropped),
+        omitted: Rational::from(&law.omitted + &dropped.bound()?),
     })
 }
 
-impl Counted {
-    /// Adds `values` (each carrying at most `rounds` roundings) into the running total kept in
-    /// `self.values[0]`: each addition is one more rounding on every term already summed, so
-    /// the total carries at most `max(self.rounds, rounds) + (number of additions)`.
-    fn absorb(&mut self, values: &[f64], rounds: u64) {
-        if values.is_empty() {
-            return;
-        }
-        if self.values.is_empty() {
-            self.values.push(0.0);
-        }
-        for v in values {
-            self.values[0] += v;
-        }
-        self.rounds = self.rounds.max(rounds) + values.len() as u64;
-    }
-
-    /// A certified upper bound on the true total `Σ v` of what was absorbed:
-    /// `Σ v ≤ ŝ (1 − u)^{−r} ≤ ŝ / (1 − r u)`.
-    fn sum_bound(&self) -> Option<Rational> {
-        let Some(&sum) = self.values.first() else {
-            return Some(Rational::new());
-        };
-        if self.rounds >= MAX_ROUNDS || !sum.is_finite() {
-            return None;
-        }
-        let unit = Rational::from((1, 9_007_199_254_740_992u64));
-        Some(Rational::from_f64(sum)? / (Rational::from(1) - unit * self.rounds))
-    }
-}
-
-/// One user step in the kernel: dilate, `Σ_y w(y) H(N − e_y)` by row-wise axpys, then drop
-/// values below `max(2^-τ · largest, floor)` and trim.  Returns the new set, the kept values and
-/// the dropped ones (as values carrying the step's count).
+/// One user step in the kernel: dilate, `Σ_y w(y) H(N − e_y)` by row-wise axpys (a value's
+/// count is the largest count it reads plus `r_w + d`), then drop values below
+/// `max(2^-τ · largest, floor)` and trim.  Returns the new set, the kept values and the
+/// dropped ones.
 fn step(
     from: &Arc<WindowSet>,
     h: &Counted,
     w: &[f64],
-    weight_rounds: u64,
+    weight_rounds: u32,
     tau_bits: u32,
     floor: f64,
 ) -> Option<(Arc<WindowSet>, Counted, Counted)> {
     let to = from.dilate();
     let d = to.d();
     let mut out = vec![0.0f64; to.len()];
+    let mut out_rounds = vec![0u32; to.len()];
     for (r, sources) in to.sources(from).chunks(d).enumerate() {
         let (a, lo) = to.row_start(r);
-        let row = &mut out[a..to.row_end(r)];
+        let (end, row_rounds) = (to.row_end(r), &mut out_rounds[a..to.row_end(r)]);
+        let row = &mut out[a..end];
         for (y, &(source, shift)) in sources.iter().enumerate() {
             let Some(s) = source else { continue };
             let weight = w[y];
@@ -196,40 +190,50 @@ fn step(
             }
             let (sa, slo) = from.row_start(s);
             let src = &h.values[sa..from.row_end(s)];
+            let src_rounds = &h.rounds[sa..from.row_end(s)];
             let start = (slo + shift - lo) as usize;
-            for (o, v) in row[start..start + src.len()].iter_mut().zip(src) {
+            let len = src.len();
+            for (o, v) in row[start..start + len].iter_mut().zip(src) {
                 *o += weight * v;
+            }
+            for (o, &r) in row_rounds[start..start + len].iter_mut().zip(src_rounds) {
+                *o = (*o).max(r);
             }
         }
     }
-    let rounds = h.rounds + weight_rounds + d as u64;
-    if rounds >= MAX_ROUNDS {
-        return None;
+    let added = weight_rounds + d as u32;
+    let mut max = 0.0f64;
+    for (v, r) in out.iter().zip(out_rounds.iter_mut()) {
+        max = max.max(*v);
+        *r += added;
+        if u64::from(*r) >= MAX_ROUNDS {
+            return None;
+        }
     }
-    let max = out.iter().copied().fold(0.0, f64::max);
     let threshold = (max * 2f64.powi(-(tau_bits.min(1000) as i32))).max(floor);
     if threshold > max {
         return None;
     }
-    let mut small = Vec::new();
+    // Dropped values are recorded and zeroed (a row keeps the hull of what it keeps).
+    let mut lost = Counted::default();
     let keep: Vec<bool> = out
-        .iter()
-        .map(|&v| {
-            if v > 0.0 && v < threshold {
-                small.push(v);
-                false
-            } else {
-                v > 0.0
+        .iter_mut()
+        .zip(&out_rounds)
+        .map(|(v, &r)| {
+            if *v > 0.0 && *v < threshold {
+                lost.values.push(*v);
+                lost.rounds.push(r);
+                *v = 0.0;
             }
+            *v >= threshold
         })
         .collect();
-    let lost = Counted {
-        values: small,
-        rounds,
-    };
     let (set, kept) = to.restricted(&keep);
-    let values = kept.into_iter().map(|i| out[i]).collect();
-    Some((Arc::new(set), Counted { values, rounds }, lost))
+    let next = Counted {
+        values: kept.iter().map(|&i| out[i]).collect(),
+        rounds: kept.iter().map(|&i| out_rounds[i]).collect(),
+    };
+    Some((Arc::new(set), next, lost))
 }
 
 #[cfg(test)]

@@ -144,7 +144,12 @@ pub fn plan<S: Scalar>(
         (Route::Window, Some(bits)) => window_states(mechanism, n, bits),
         _ => histogram_count(n as u64, d).unwrap_or(u64::MAX),
     };
-    let index_bytes = if route != Route::Simplex {
+    let index_bytes = if route == Route::Window {
+        // Per row (at most one per state): its prefix (d − 2 u32) and, during a step, its
+        // source rows (d entries of 16 bytes).
+        let d = d as u64;
+        states.saturating_mul(4 * (d - 2) + 16 * d)
+    } else if route == Route::Binary {
         0
     } else {
         // coords and neighbour ranks (u32, d − 1 each per state) and a binomial table.

@@ -241,22 +241,23 @@ impl<S: Scalar> WindowedLaw<S> {
             &(Rational::from_f64(max).unwrap_or_default() >> tau_bits),
             ctx,
         );
+        // Dropped values are recorded and zeroed (a row keeps the hull of what it keeps).
         let mut dropped = S::zero(ctx);
-        let keep: Vec<bool> = self
-            .values
-            .iter()
+        let mut values = self.values;
+        let keep: Vec<bool> = values
+            .iter_mut()
             .map(|x| {
-                let drop = !x.is_exact_zero() && x.certainly_below(&threshold);
-                if drop {
+                if !x.is_exact_zero() && x.certainly_below(&threshold) {
                     dropped.add_assign(x);
+                    *x = S::zero(ctx);
                 }
-                !drop && !x.is_exact_zero()
+                !x.is_exact_zero()
             })
             .collect();
         let (set, kept) = self.set.restricted(&keep);
         WindowedLaw {
             set: Arc::new(set),
-            values: kept.into_iter().map(|i| self.values[i].clone()).collect(),
+            values: kept.into_iter().map(|i| values[i].clone()).collect(),
             omitted: self.omitted + upper_bound(&dropped),
         }
     }
