@@ -757,6 +757,19 @@ impl<S: Scalar> Scan<'_, S> {
         Ok(())
     }
 
+    /// Scans `k ∈ [a, b]` from an empty group: the root node's users (`n − 1 − b` W0-users and
+    /// `a` W1-users) are added first.
+    fn scan_from<G: GroupLaw<S>>(
+        &self,
+        empty: G,
+        (zeros, ones): (usize, usize),
+        (a, b): (u64, u64),
+        open: &[bool],
+    ) -> Result<()> {
+        let root = empty.with_users(zeros, ones, &self.channel, self.ctx);
+        self.visit(root, None, a, b + 1, open)
+    }
+
     /// Visits the node `[lo, hi)` whose group is `group` (and whose pair, when already
     /// computed, is `pair`), with the quantities still `open` at its parent.  Memory: down the
     /// recursion each level keeps only the sibling's group; a pair lives while it is used.
@@ -919,38 +932,21 @@ fn scan_in<S: Scalar>(
     };
     let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
     let open = vec![true; slots];
-    let d = mechanism.d();
+    let (d, users, range) = (mechanism.d(), (zeros, ones), (a, b));
     match plan.route {
         Route::Binary => {
-            let root = BinaryGroup::empty(plan.tau_bits, ctx);
-            scan.visit(
-                root.with_users(zeros, ones, &scan.channel, ctx),
-                None,
-                a,
-                b + 1,
-                &open,
-            )?
+            scan.scan_from(BinaryGroup::empty(plan.tau_bits, ctx), users, range, &open)?
         }
-        Route::Window => {
-            let root = WindowGroup::empty(d, plan.tau_bits, ctx);
-            scan.visit(
-                root.with_users(zeros, ones, &scan.channel, ctx),
-                None,
-                a,
-                b + 1,
-                &open,
-            )?
-        }
+        Route::Window => scan.scan_from(
+            WindowGroup::empty(d, plan.tau_bits, ctx),
+            users,
+            range,
+            &open,
+        )?,
         Route::Simplex => {
             let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
             let root = GeneralGroup::empty(index, plan.tau_bits, ctx);
-            scan.visit(
-                root.with_users(zeros, ones, &scan.channel, ctx),
-                None,
-                a,
-                b + 1,
-                &open,
-            )?
+            scan.scan_from(root, users, range, &open)?
         }
     }
     let engine = plan.route.name();

@@ -19,7 +19,7 @@
 //! values are summed, and their sum bounded with its own count, into the omitted mass.  Signed
 //! quantities (curves, divergences) stay in interval arithmetic.
 
-use super::window::{WindowSet, WindowedLaw};
+use super::window::{WindowSet, WindowedLaw, gather};
 use crate::arith::Scalar;
 use rug::Rational;
 use std::sync::Arc;
@@ -202,13 +202,14 @@ fn step(
         }
     }
     let added = weight_rounds + d as u32;
-    let mut max = 0.0f64;
+    let (mut max, mut most) = (0.0f64, 0u32);
     for (v, r) in out.iter().zip(out_rounds.iter_mut()) {
         max = max.max(*v);
         *r += added;
-        if u64::from(*r) >= MAX_ROUNDS {
-            return None;
-        }
+        most = most.max(*r);
+    }
+    if u64::from(most) >= MAX_ROUNDS {
+        return None;
     }
     let threshold = (max * 2f64.powi(-(tau_bits.min(1000) as i32))).max(floor);
     if threshold > max {
@@ -230,8 +231,8 @@ fn step(
         .collect();
     let (set, kept) = to.restricted(&keep);
     let next = Counted {
-        values: kept.iter().map(|&i| out[i]).collect(),
-        rounds: kept.iter().map(|&i| out_rounds[i]).collect(),
+        values: gather(&out, &kept),
+        rounds: gather(&out_rounds, &kept),
     };
     Some((Arc::new(set), next, lost))
 }

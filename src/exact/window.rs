@@ -26,7 +26,6 @@ use super::nonneg;
 use crate::arith::Scalar;
 use crate::mechanism::Channel;
 use rug::Rational;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Histograms of size `m` over `d` symbols, stored in rows (see the module docs).
@@ -66,10 +65,7 @@ impl WindowSet {
         };
         for (prefix, lo, len) in rows {
             debug_assert_eq!(prefix.len(), d - 2);
-            set.prefixes.extend_from_slice(&prefix);
-            set.lo.push(lo);
-            set.offsets
-                .push(set.offsets.last().expect("non-empty") + len as usize);
+            set.push_row(&prefix, lo, len);
         }
         set
     }
@@ -134,27 +130,53 @@ impl WindowSet {
     /// range is the hull of what reaches it (validity `Σ N_y ≤ m + 1` is monotone in `N_c`, so
     /// the hull stays valid).
     pub fn dilate(&self) -> WindowSet {
-        let mut rows: BTreeMap<Vec<u32>, (u32, u32)> = BTreeMap::new();
-        let mut add = |prefix: Vec<u32>, lo: u32, hi: u32| {
-            rows.entry(prefix)
-                .and_modify(|r| *r = (r.0.min(lo), r.1.max(hi)))
-                .or_insert((lo, hi));
-        };
+        let w = self.d - 2;
+        // Candidate rows: prefix (flattened, stride w) and range; every old row gives its own
+        // prefix with `N_c` raised by one (y = c) or kept (y = 0), and each `prefix + e_j`.
+        let mut prefixes = Vec::with_capacity(self.prefixes.len() * (w + 1));
+        let mut ranges = Vec::with_capacity(self.rows() * (w + 1));
         for r in 0..self.rows() {
             let (lo, hi) = (self.lo[r], self.lo[r] + self.row_len(r) as u32);
-            // y = 0 keeps the coordinates, y = c raises N_c.
-            add(self.prefix(r).to_vec(), lo, hi + 1);
-            for j in 0..self.d - 2 {
-                let mut p = self.prefix(r).to_vec();
-                p[j] += 1;
-                add(p, lo, hi);
+            prefixes.extend_from_slice(self.prefix(r));
+            ranges.push((lo, hi + 1));
+            for j in 0..w {
+                let start = prefixes.len();
+                prefixes.extend_from_slice(self.prefix(r));
+                prefixes[start + j] += 1;
+                ranges.push((lo, hi));
             }
         }
-        WindowSet::from_rows(
-            self.d,
-            self.m + 1,
-            rows.into_iter().map(|(p, (lo, hi))| (p, lo, hi - lo)),
-        )
+        let key = |i: usize| &prefixes[w * i..w * (i + 1)];
+        let mut order: Vec<usize> = (0..ranges.len()).collect();
+        order.sort_unstable_by(|&x, &y| key(x).cmp(key(y)));
+        let mut set = WindowSet {
+            d: self.d,
+            m: self.m + 1,
+            prefixes: Vec::with_capacity(self.prefixes.len() + w),
+            lo: Vec::with_capacity(self.rows() + 1),
+            offsets: vec![0],
+        };
+        let mut i = 0;
+        while i < order.len() {
+            let (mut lo, mut hi) = ranges[order[i]];
+            let mut j = i + 1;
+            while j < order.len() && key(order[j]) == key(order[i]) {
+                lo = lo.min(ranges[order[j]].0);
+                hi = hi.max(ranges[order[j]].1);
+                j += 1;
+            }
+            set.push_row(key(order[i]), lo, hi - lo);
+            i = j;
+        }
+        set
+    }
+
+    /// Appends a row (its prefix after every existing row's).
+    fn push_row(&mut self, prefix: &[u32], lo: u32, len: u32) {
+        self.prefixes.extend_from_slice(prefix);
+        self.lo.push(lo);
+        self.offsets
+            .push(self.offsets.last().expect("non-empty") + len as usize);
     }
 
     /// For each row of `self` (size m + 1) and each symbol y, at `[d·r + y]`: the source row
@@ -163,6 +185,7 @@ impl WindowSet {
     pub(crate) fn sources(&self, from: &WindowSet) -> Vec<(Option<usize>, u32)> {
         let (d, c) = (self.d, self.d - 1);
         let mut out = vec![(None, 0); d * self.rows()];
+        let mut q = vec![0; c - 1];
         for r in 0..self.rows() {
             let row = &mut out[d * r..d * (r + 1)];
             let p = self.prefix(r);
@@ -170,7 +193,7 @@ impl WindowSet {
             row[c] = (row[0].0, 1);
             for j in 0..c - 1 {
                 if p[j] > 0 {
-                    let mut q = p.to_vec();
+                    q.copy_from_slice(p);
                     q[j] -= 1;
                     row[j + 1] = (from.find_row(&q), 0);
                 }
@@ -189,10 +212,16 @@ impl WindowSet {
         self.offsets[r + 1]
     }
 
-    /// The same set with each row cut to `keep[i]` true states (rows left empty removed), and
-    /// the kept indices.
-    pub(crate) fn restricted(&self, keep: &[bool]) -> (WindowSet, Vec<usize>) {
-        let mut rows = Vec::new();
+    /// The same set with each row cut to the hull of its `keep[i]` states (rows left empty
+    /// removed), and the kept index ranges, in order.
+    pub(crate) fn restricted(&self, keep: &[bool]) -> (WindowSet, Vec<std::ops::Range<usize>>) {
+        let mut set = WindowSet {
+            d: self.d,
+            m: self.m,
+            prefixes: Vec::new(),
+            lo: Vec::new(),
+            offsets: vec![0],
+        };
         let mut kept = Vec::new();
         for r in 0..self.rows() {
             let (a, b) = (self.offsets[r], self.offsets[r + 1]);
@@ -200,15 +229,24 @@ impl WindowSet {
                 continue;
             };
             let last = (a..b).rev().find(|&i| keep[i]).expect("first exists");
-            rows.push((
-                self.prefix(r).to_vec(),
+            set.push_row(
+                self.prefix(r),
                 self.lo[r] + (first - a) as u32,
                 (last - first + 1) as u32,
-            ));
-            kept.extend(first..=last);
+            );
+            kept.push(first..last + 1);
         }
-        (WindowSet::from_rows(self.d, self.m, rows), kept)
+        (set, kept)
     }
+}
+
+/// The values at the kept ranges of [`WindowSet::restricted`].
+pub(crate) fn gather<T: Clone>(values: &[T], kept: &[std::ops::Range<usize>]) -> Vec<T> {
+    let mut out = Vec::with_capacity(kept.iter().map(|r| r.len()).sum());
+    for r in kept {
+        out.extend_from_slice(&values[r.clone()]);
+    }
+    out
 }
 
 /// A law on a [`WindowSet`]: a sub-measure of the true law, short of it by at most `omitted`.
@@ -257,7 +295,7 @@ impl<S: Scalar> WindowedLaw<S> {
         let (set, kept) = self.set.restricted(&keep);
         WindowedLaw {
             set: Arc::new(set),
-            values: kept.into_iter().map(|i| values[i].clone()).collect(),
+            values: gather(&values, &kept),
             omitted: self.omitted + upper_bound(&dropped),
         }
     }
