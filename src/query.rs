@@ -16,7 +16,7 @@ use crate::exact::canonical;
 use crate::exact::curve::{self, Direction, EpsilonCertificate};
 use crate::exact::divergence::{self, Divergences};
 use crate::exact::law::{Layout, PairLaw};
-use crate::exact::pair::{PairOptions, pair_law};
+use crate::exact::pair::{PairOptions, engine_mechanism, pair_law};
 use crate::mechanism::Mechanism;
 use inari::Interval;
 use rug::Rational;
@@ -137,17 +137,21 @@ fn run_in<S: Scalar, J: PairJob>(
     ctx: &S::Ctx,
     arithmetic: String,
 ) -> Result<Computed<J::Output>> {
-    let law = pair_law::<S>(&query.mechanism, query.n, query.k, &query.options, ctx)?;
-    let uncontaminated = law.is_complete() || matches!(law.layout, Layout::Binary { .. });
-    let canonical_states_checked = if query.k == 0
-        && uncontaminated
-        && (0..query.mechanism.d()).all(|y| !query.mechanism.is_zero(0, y))
-    {
-        let channel = query.mechanism.channel::<S>(ctx)?;
-        Some(canonical::cross_check_canonical(&law, &channel, ctx)?)
-    } else {
-        None
+    // The law and its canonical cross-check on the alphabet the engine runs on.
+    let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
+    let options = PairOptions {
+        reduce: false,
+        ..query.options.clone()
     };
+    let law = pair_law::<S>(&mechanism, query.n, query.k, &options, ctx)?;
+    let uncontaminated = law.is_complete() || matches!(law.layout, Layout::Binary { .. });
+    let canonical_states_checked =
+        if query.k == 0 && uncontaminated && (0..mechanism.d()).all(|y| !mechanism.is_zero(0, y)) {
+            let channel = mechanism.channel::<S>(ctx)?;
+            Some(canonical::cross_check_canonical(&law, &channel, ctx)?)
+        } else {
+            None
+        };
     let result = job.run(&law, ctx)?;
     Ok(Computed {
         result,

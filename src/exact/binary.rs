@@ -44,13 +44,10 @@ pub fn binomial_window<S: Scalar>(
             omitted: Rational::new(),
         };
     }
-    let tau = tau_bits.map(|bits| Rational::from((1, rug::Integer::from(1) << bits)));
-    let below_tau = |u: &S| -> bool {
-        match (&tau, u.enclosure().hi().finite()) {
-            (Some(t), Some(h)) => h < t,
-            _ => false,
-        }
-    };
+    // Where to cut is a heuristic (every omitted tail is bounded below), so it compares the
+    // value's upper end as a double with 2^-bits (exact as a double down to 2^-1074).
+    let tau = tau_bits.map(|bits| 2f64.powi(-(bits.min(1074) as i32)));
+    let below_tau = |u: &S| -> bool { tau.is_some_and(|t| u.f64_bounds().1 < t) };
     let p_over_q = p.div(q);
     let q_over_p = q.div(p);
     // Anchor at the mode (any anchor is valid; the mode keeps values ≤ 1 and the window short).
@@ -70,9 +67,8 @@ pub fn binomial_window<S: Scalar>(
             .mul(&q_over_p)
     };
     let one = S::one(ctx);
-    let certainly_below_one = |r: &S| -> bool {
-        r.enclosure().hi() < &crate::enclosure::Endpoint::Finite(Rational::from(1))
-    };
+    // Outward-rounded upper end below 1: the ratio is certainly below 1.
+    let certainly_below_one = |r: &S| -> bool { r.f64_bounds().1 < 1.0 };
 
     let mut upper = vec![one.clone()];
     let mut upper_tail = S::zero(ctx);

@@ -11,7 +11,7 @@
 //! carrying at most `r` roundings each, added one after the other `t` times, carries at most
 //! `r + t`; a product of values with `r_a` and `r_b` carries `r_a + r_b + 1`.  One user step
 //! `H'(N) = Σ_y w(y) H(N − e_y)` therefore adds `r_w + d` to the count, `r_w` that of the
-//! weights.  The count is kept once per array (the maximum), and turned into an enclosure only
+//! weights.  Each value keeps its own count (the largest it reads, plus `r_w + d`), turned into an enclosure only
 //! at the end, by `(1 − u)^r ≥ 1 − r·u` (Bernoulli).
 //!
 //! The normal range is kept by pruning: every kept value is at least `2^-1000 / w_min`, so
@@ -201,7 +201,11 @@ fn step(
             }
         }
     }
-    let added = weight_rounds + d as u32;
+    // Every count read is below MAX_ROUNDS = 2^31 and `added` is far smaller, so the u32
+    // additions cannot wrap; counts that reach MAX_ROUNDS end the kernel.
+    let added = u32::try_from(u64::from(weight_rounds) + d as u64)
+        .ok()
+        .filter(|a| u64::from(*a) < MAX_ROUNDS)?;
     let (mut max, mut most) = (0.0f64, 0u32);
     for (v, r) in out.iter().zip(out_rounds.iter_mut()) {
         max = max.max(*v);

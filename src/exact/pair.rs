@@ -117,6 +117,8 @@ pub fn plan<S: Scalar>(
     ctx: &S::Ctx,
 ) -> Result<Plan> {
     let d = mechanism.d();
+    // The window route stores coordinates as u32 and reaches histograms of size n + 1.
+    const WINDOW_MAX_N: usize = u32::MAX as usize - 2;
     let route = match options.engine {
         Engine::Auto if d == 2 => Route::Binary,
         Engine::Auto | Engine::Window => Route::Window,
@@ -129,6 +131,11 @@ pub fn plan<S: Scalar>(
         Engine::Binary => Route::Binary,
         Engine::General => Route::Simplex,
     };
+    if route == Route::Window && n > WINDOW_MAX_N {
+        return Err(Error::TooLarge(format!(
+            "n = {n} users over {d} outputs: windowed laws index counts below 2^32 − 2 = {WINDOW_MAX_N}; use a smaller --n"
+        )));
+    }
     // Truncation needs full support (so that L is bounded and nothing singular is dropped).
     let tau_bits = if options.truncate && mechanism.has_full_support() && !S::EXACT {
         options.truncation_bits.or_else(|| S::truncation_bits(ctx))

@@ -135,6 +135,9 @@ impl Mechanism {
         let mut dropped = Vec::new();
         // Ratio classes in order of first appearance, each split by denominators.
         let mut classes: Vec<Vec<usize>> = Vec::new();
+        let rational = self.rational_rows();
+        let mut by_ratio: std::collections::HashMap<Option<Rational>, usize> =
+            std::collections::HashMap::new();
         for y in 0..d {
             let (z0, z1) = (self.is_zero(0, y), self.is_zero(1, y));
             if z0 && z1 {
@@ -153,6 +156,18 @@ impl Mechanism {
                     && proportional_denominators(&self.rows[0][y], &self.rows[0][r])
                     && proportional_denominators(&self.rows[1][y], &self.rows[1][r])
             };
+            // Rational rows: classes keyed by the exact ratio (`None` for +∞), found by hashing.
+            if let Some(rows) = &rational {
+                let key = (!z0).then(|| Rational::from(&rows[1][y] / &rows[0][y]));
+                match by_ratio.get(&key) {
+                    Some(&c) => classes[c].push(y),
+                    None => {
+                        by_ratio.insert(key, classes.len());
+                        classes.push(vec![y]);
+                    }
+                }
+                continue;
+            }
             match classes.iter_mut().find(|c| joins(c)) {
                 Some(class) => class.push(y),
                 None => classes.push(vec![y]),
