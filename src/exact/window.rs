@@ -352,7 +352,7 @@ pub fn multinomial<S: Scalar>(
                 let q = tails[j + 1].div(&tails[j]);
                 binomial_window(r, &p, &q, tau, ctx)
             };
-            omitted += Rational::from(upper_bound(weight) * &window.omitted);
+            omitted += upper_bound(weight) * &window.omitted;
             if j == c {
                 rows.push((
                     prefix.clone(),
