@@ -50,6 +50,7 @@ pub mod cli;
 pub mod enclosure;
 pub mod error;
 pub mod exact;
+pub mod limits;
 pub mod mechanism;
 pub mod plot;
 pub mod profile;

@@ -200,6 +200,15 @@ impl Threshold {
         }
     }
 
+    /// A rational `c ≥ e^ε` (exactly `e^ε` when given directly; else MPFR's exp rounded up at
+    /// 128 bits).
+    pub fn exp_upper_bound(&self) -> Rational {
+        match self {
+            Threshold::Eps(e) => crate::arith::exp_bracket(e, 128).1,
+            Threshold::ExpEps(c) => c.clone(),
+        }
+    }
+
     /// ε as a double (for choosing plot ranges).
     pub fn eps_f64(&self) -> f64 {
         match self {

@@ -254,6 +254,12 @@ pub struct DeltaArgs {
     /// Also draw both curves over ε ∈ [0, 1.5·max ε] into this SVG file.
     #[arg(long, value_name = "OUT.svg")]
     pub plot: Option<String>,
+
+    /// Also certify δ for every mechanism within total-variation distance η of this one
+    /// (TV(W_b, W_b′) ≤ η for both inputs, e.g. a sampler of bounded bias): Lemma 2.4 with
+    /// TV(T_{n,k}, T′_{n,k}) ≤ n·η.
+    #[arg(long, value_name = "ETA")]
+    pub tv_ball: Option<String>,
 }
 
 #[derive(Debug, Args)]

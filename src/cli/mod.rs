@@ -10,6 +10,7 @@ mod validate;
 
 use crate::enclosure::with_exact_endpoints;
 use crate::error::{Error, Result};
+use crate::limits::tv::tv_ball;
 use crate::profile;
 use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
 use args::{Cli, Command};
@@ -36,6 +37,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Delta(a) => {
             let query = validate::pair_query(&a.pair)?;
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
+            let eta = a.tv_ball.as_deref().map(validate::tv_radius).transpose()?;
             let grid = plot::grid(&thresholds);
             let computed = answer(&query, &DeltaJob { thresholds })?;
             if let Some(path) = &a.pair.common.certificate {
@@ -43,10 +45,26 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 let parts = certify::pair_parts("delta", &query, &computed, report, &[]);
                 certify::write(path, parts)?;
             }
+            let ball = eta
+                .as_ref()
+                .map(|eta| (eta, tv_ball(query.n, query.k, eta, &computed.result)));
             let stdout = render(
                 a.pair.common.json,
-                || output::delta_json(&query, &computed),
-                || output::delta_text(&query, &computed),
+                || {
+                    let mut v = output::delta_json(&query, &computed);
+                    if let Some((eta, rows)) = &ball {
+                        v["tv_ball"] =
+                            output::tv_ball_json(query.n, query.k, eta, &computed.result, rows);
+                    }
+                    v
+                },
+                || {
+                    let mut s = output::delta_text(&query, &computed);
+                    if let Some((eta, rows)) = &ball {
+                        s += &output::tv_ball_text(query.n, query.k, eta, &computed.result, rows);
+                    }
+                    s
+                },
             );
             // The picture is computed on its own, so that its samples never change how the
             // reported answers were computed.

@@ -14,6 +14,7 @@ mod asymptotic;
 mod audit;
 mod compare;
 mod profile;
+mod tv;
 
 pub use asymptotic::{ConstantsRange, check_json, check_text, constants_json, constants_text};
 pub use audit::{audit_json, audit_text};
@@ -53,6 +54,7 @@ pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> 
 }
 pub use compare::{compare_json, compare_text};
 pub use profile::{profile_json, profile_text};
+pub use tv::{tv_ball_json, tv_ball_text};
 
 fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> Value {
     json!({
