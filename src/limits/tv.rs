@@ -64,7 +64,7 @@ pub fn curve_transfer(
     tv_lower: &Rational,
     exp_eps_hi: &Rational,
 ) -> (Enclosure, Rational) {
-    let budget = Rational::from(tv_upper + Rational::from(exp_eps_hi * tv_lower));
+    let budget = tv_upper + Rational::from(exp_eps_hi * tv_lower);
     let zero = Endpoint::Finite(Rational::new());
     let one = Endpoint::Finite(Rational::from(1));
     let lo = match delta.lo() {
@@ -280,7 +280,7 @@ mod tests {
             let bin = binomial_window(
                 m as usize,
                 &MpfrInterval::from_rational(&p, &ctx),
-                &MpfrInterval::from_rational(&Rational::from(1 - p.clone()), &ctx),
+                &MpfrInterval::from_rational(&(1 - p.clone()), &ctx),
                 None,
                 &ctx,
             );
@@ -289,7 +289,7 @@ mod tests {
             for (i, v) in bin.values.iter().enumerate() {
                 binomial[bin.start + i] = v.clone();
             }
-            let e = MpfrInterval::from_rational(&Rational::from(-lambda.clone()), &ctx).exp();
+            let e = MpfrInterval::from_rational(&(-lambda.clone()), &ctx).exp();
             let l = MpfrInterval::from_rational(&lambda, &ctx);
             let mut poisson = Vec::new();
             let mut term = e;
