@@ -101,6 +101,16 @@ fn k_rr(c: &mut Criterion) {
     }
 }
 
+/// The sparse regime: k-RR with e^ε0 = n/2 (rare outputs of probability O(1/n)), n = 10⁹.
+fn sparse(c: &mut Criterion) {
+    bench_epsilon(
+        c,
+        "sparse k-rr k=4 exp_eps0=n/2, n=1e9, eps at delta=1e-6",
+        "k-rr:k=4,exp_eps0=500000000",
+        &[(1_000_000_000, 0), (1_000_000_000, 400_000_000)],
+    );
+}
+
 fn four_symbols(c: &mut Criterion) {
     let path = std::env::temp_dir().join("shufflecert-bench-four.toml");
     std::fs::write(
@@ -136,5 +146,12 @@ fn ternary_profile(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, ternary, k_rr, four_symbols, ternary_profile);
+criterion_group!(
+    benches,
+    ternary,
+    k_rr,
+    sparse,
+    four_symbols,
+    ternary_profile
+);
 criterion_main!(benches);

@@ -146,14 +146,21 @@ impl WindowSet {
                 ranges.push((lo, hi));
             }
         }
+        WindowSet::merged_rows(self.d, self.m + 1, &prefixes, &ranges)
+    }
+
+    /// The set of size m whose rows are the candidate rows `(prefix, [lo, hi))` (prefixes
+    /// flattened with stride d − 2), candidates with equal prefix merged into their hull.
+    fn merged_rows(d: usize, m: usize, prefixes: &[u32], ranges: &[(u32, u32)]) -> WindowSet {
+        let w = d - 2;
         let key = |i: usize| &prefixes[w * i..w * (i + 1)];
         let mut order: Vec<usize> = (0..ranges.len()).collect();
         order.sort_unstable_by(|&x, &y| key(x).cmp(key(y)));
         let mut set = WindowSet {
-            d: self.d,
-            m: self.m + 1,
-            prefixes: Vec::with_capacity(self.prefixes.len() + w),
-            lo: Vec::with_capacity(self.rows() + 1),
+            d,
+            m,
+            prefixes: Vec::with_capacity(prefixes.len()),
+            lo: Vec::with_capacity(ranges.len()),
             offsets: vec![0],
         };
         let mut i = 0;
@@ -427,6 +434,69 @@ fn shifted_values<S: Scalar>(
     out
 }
 
+/// The law of the sum of independent histograms with laws `a` and `b` (sizes add): every
+/// stored pair of states contributes `a(x)·b(y)` at `x + y`, on the Minkowski sum of the two
+/// sets (each row the hull of what reaches it).  The true laws are `a + A_d`, `b + B_d`, so the
+/// true convolution is `a ⊛ b + (A_d ⊛ B + a ⊛ B_d)`: the omitted masses add.  With `tau_bits`
+/// the result is pruned like a user step.
+pub fn convolve<S: Scalar>(
+    a: &WindowedLaw<S>,
+    b: &WindowedLaw<S>,
+    tau_bits: Option<u32>,
+    ctx: &S::Ctx,
+) -> WindowedLaw<S> {
+    let (sa, sb) = (&a.set, &b.set);
+    let w = sa.d() - 2;
+    // Candidate rows: one per pair of rows.
+    let mut prefixes = Vec::with_capacity(sa.rows() * sb.rows() * w);
+    let mut ranges = Vec::with_capacity(sa.rows() * sb.rows());
+    for ra in 0..sa.rows() {
+        for rb in 0..sb.rows() {
+            prefixes.extend(sa.prefix(ra).iter().zip(sb.prefix(rb)).map(|(x, y)| x + y));
+            let lo = sa.lo[ra] + sb.lo[rb];
+            ranges.push((lo, lo + (sa.row_len(ra) + sb.row_len(rb) - 1) as u32));
+        }
+    }
+    let set = WindowSet::merged_rows(sa.d(), sa.size() + sb.size(), &prefixes, &ranges);
+    let mut out = vec![S::zero(ctx); set.len()];
+    for ra in 0..sa.rows() {
+        let (a_start, a_lo) = sa.row_start(ra);
+        let a_row = &a.values[a_start..sa.row_end(ra)];
+        for rb in 0..sb.rows() {
+            let prefix: Vec<u32> = sa
+                .prefix(ra)
+                .iter()
+                .zip(sb.prefix(rb))
+                .map(|(x, y)| x + y)
+                .collect();
+            let r = set
+                .find_row(&prefix)
+                .expect("every candidate row is in the merged set");
+            let (start, lo) = set.row_start(r);
+            let (b_start, b_lo) = sb.row_start(rb);
+            let b_row = &b.values[b_start..sb.row_end(rb)];
+            for (i, x) in a_row.iter().enumerate() {
+                if x.is_exact_zero() {
+                    continue;
+                }
+                let offset = start + (a_lo + b_lo + i as u32 - lo) as usize;
+                for (o, y) in out[offset..offset + b_row.len()].iter_mut().zip(b_row) {
+                    o.add_mul_assign(x, y);
+                }
+            }
+        }
+    }
+    let law = WindowedLaw {
+        set: Arc::new(set),
+        values: out,
+        omitted: Rational::from(&a.omitted + &b.omitted),
+    };
+    match tau_bits {
+        Some(t) => law.prune(t, ctx),
+        None => law,
+    }
+}
+
 /// The pair `(Σ_y W0(y) H(N − e_y), Σ_y W1(y) H(N − e_y))` on the dilation of `h`'s set: the
 /// shift identities of Part I Lemma 4.2 with `H = T_{n−1,k}`.
 pub fn pair<S: Scalar>(h: &WindowedLaw<S>, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
@@ -473,6 +543,29 @@ impl<S: Scalar> WindowGroup<S> {
         &self.law
     }
 
+    /// `count` more users with output law `w`: one convolution with `Mult(count, w)` built on
+    /// its window when that window is smaller than `count` (the convolution then costs less than
+    /// `count` steps over the group's window, e.g. sparse outputs at large n), else one step at
+    /// a time.
+    fn add_block(
+        law: WindowedLaw<S>,
+        count: usize,
+        w: &[S],
+        tau: Option<u32>,
+        ctx: &S::Ctx,
+    ) -> WindowedLaw<S> {
+        if count == 0 {
+            return law;
+        }
+        if tau.is_some() && count > 1 {
+            let block = multinomial(count, w, tau, ctx);
+            if block.values.len() < count {
+                return convolve(&law, &block, tau, ctx);
+            }
+        }
+        Self::add_users(law, count, w, tau, ctx)
+    }
+
     /// `count` more users with output law `w`, one step at a time.
     fn add_users(
         law: WindowedLaw<S>,
@@ -508,10 +601,10 @@ impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
                 (ones, zeros, w1, w0)
             };
             let start = multinomial(big, wb, self.tau_bits, ctx);
-            Self::add_users(start, small, ws, self.tau_bits, ctx)
+            Self::add_block(start, small, ws, self.tau_bits, ctx)
         } else {
-            let law = Self::add_users(self.law.clone(), zeros, w0, self.tau_bits, ctx);
-            Self::add_users(law, ones, w1, self.tau_bits, ctx)
+            let law = Self::add_block(self.law.clone(), zeros, w0, self.tau_bits, ctx);
+            Self::add_block(law, ones, w1, self.tau_bits, ctx)
         };
         WindowGroup {
             law,
