@@ -44,37 +44,64 @@ pub fn binomial_window<S: Scalar>(
             omitted: Rational::new(),
         };
     }
-    // Where to cut is a heuristic (every omitted tail is bounded below), so it compares the
-    // value's upper end as a double with 2^-bits (exact as a double down to 2^-1074).
-    let tau = tau_bits.map(|bits| 2f64.powi(-(bits.min(1074) as i32)));
-    let below_tau = |u: &S| -> bool { tau.is_some_and(|t| u.f64_bounds().1 < t) };
     let p_over_q = p.div(q);
     let q_over_p = q.div(p);
     // Anchor at the mode (any anchor is valid; the mode keeps values ≤ 1 and the window short).
     let mode = (((m + 1) as f64) * p.approx_f64())
         .floor()
         .clamp(0.0, m as f64) as usize;
-    let ratio_up = |k: usize| -> S {
+    log_concave_window(
+        mode,
+        Some(m),
         // b(k+1)/b(k)
-        S::from_u64((m - k) as u64, ctx)
-            .div(&S::from_u64((k + 1) as u64, ctx))
-            .mul(&p_over_q)
-    };
-    let ratio_down = |k: usize| -> S {
+        |k| {
+            S::from_u64((m - k) as u64, ctx)
+                .div(&S::from_u64((k + 1) as u64, ctx))
+                .mul(&p_over_q)
+        },
         // b(k−1)/b(k)
-        S::from_u64(k as u64, ctx)
-            .div(&S::from_u64((m - k + 1) as u64, ctx))
-            .mul(&q_over_p)
-    };
+        |k| {
+            S::from_u64(k as u64, ctx)
+                .div(&S::from_u64((m - k + 1) as u64, ctx))
+                .mul(&q_over_p)
+        },
+        tau_bits,
+        ctx,
+    )
+}
+
+/// A log-concave law on `0..=max` (`max = None`: all of ℕ) from its ratios
+/// `up(k) = f(k+1)/f(k)` and `down(k) = f(k−1)/f(k)`, anchored at `anchor`, on a window cut where
+/// the unnormalised value falls below `2^-tau_bits` of the anchor's; `tau_bits = None` keeps the
+/// whole support (which must then be finite).  The ratios are non-increasing away from the
+/// mode (log-concavity), so the tail beyond an edge k whose next ratio is `r < 1` is at most
+/// `u(k)·r/(1 − r)`; the values are normalised by the certified window sum plus both tails, and
+/// the tails, relative to that sum, bound the omitted mass.
+pub fn log_concave_window<S: Scalar>(
+    anchor: usize,
+    max: Option<usize>,
+    up: impl Fn(usize) -> S,
+    down: impl Fn(usize) -> S,
+    tau_bits: Option<u32>,
+    ctx: &S::Ctx,
+) -> WindowLaw<S> {
+    assert!(
+        max.is_some() || tau_bits.is_some(),
+        "an infinite support needs a cut"
+    );
+    // Where to cut is a heuristic (every omitted tail is bounded below), so it compares the
+    // value's upper end as a double with 2^-bits (exact as a double down to 2^-1074).
+    let tau = tau_bits.map(|bits| 2f64.powi(-(bits.min(1074) as i32)));
+    let below_tau = |u: &S| -> bool { tau.is_some_and(|t| u.f64_bounds().1 < t) };
     let one = S::one(ctx);
     // Outward-rounded upper end below 1: the ratio is certainly below 1.
     let certainly_below_one = |r: &S| -> bool { r.f64_bounds().1 < 1.0 };
 
     let mut upper = vec![one.clone()];
     let mut upper_tail = S::zero(ctx);
-    let mut k = mode;
-    while k < m {
-        let r = ratio_up(k);
+    let mut k = anchor;
+    while max.is_none_or(|m| k < m) {
+        let r = up(k);
         let last = upper.last().expect("non-empty");
         if below_tau(last) && certainly_below_one(&r) {
             upper_tail = last.mul(&r).div(&one.sub(&r));
@@ -85,10 +112,10 @@ pub fn binomial_window<S: Scalar>(
     }
     let mut lower = Vec::new();
     let mut lower_tail = S::zero(ctx);
-    let mut k = mode;
+    let mut k = anchor;
     let mut current = one.clone();
     while k > 0 {
-        let r = ratio_down(k);
+        let r = down(k);
         if below_tau(&current) && certainly_below_one(&r) {
             lower_tail = current.mul(&r).div(&one.sub(&r));
             break;
@@ -97,7 +124,7 @@ pub fn binomial_window<S: Scalar>(
         lower.push(current.clone());
         k -= 1;
     }
-    let start = mode - lower.len();
+    let start = anchor - lower.len();
     lower.reverse();
     let mut unnormalised = lower;
     unnormalised.extend(upper);
@@ -106,7 +133,7 @@ pub fn binomial_window<S: Scalar>(
         sum.add_assign(u);
     }
     let tails = upper_tail.add(&lower_tail);
-    // Z = Σ_window u + (true tails) ∈ [sum, sum + tails]; b(K) = u(K)/Z.
+    // Z = Σ_window u + (true tails) ∈ [sum, sum + tails]; f(K) = u(K)/Z.
     let z = sum.with_upper_slack(&tails);
     let values = unnormalised.iter().map(|u| u.div(&z)).collect();
     let omitted = upper_bound(&tails.div(&sum));
