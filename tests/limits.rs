@@ -118,4 +118,28 @@ fn tv_ball_on_the_command_line() {
         ],
         "--tv-ball",
     );
+    // A negative radius as its own word is read as a value, not a flag, and refused in one
+    // line with exit code 2.
+    for eta in ["-0.1", "1.5", "abc"] {
+        let run = cli(&[
+            "delta",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--n",
+            "10",
+            "--k",
+            "0",
+            "--eps",
+            "0.1",
+            "--tv-ball",
+            eta,
+        ]);
+        assert_eq!(run.status, 2, "{eta}: {}", run.stderr);
+        assert!(
+            run.stdout.is_empty() && run.stderr.trim().lines().count() == 1,
+            "{eta}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("--tv-ball"), "{eta}: {}", run.stderr);
+    }
 }

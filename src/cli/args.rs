@@ -258,7 +258,7 @@ pub struct DeltaArgs {
     /// Also certify δ for every mechanism within total-variation distance η of this one
     /// (TV(W_b, W_b′) ≤ η for both inputs, e.g. a sampler of bounded bias): Lemma 2.4 with
     /// TV(T_{n,k}, T′_{n,k}) ≤ n·η.
-    #[arg(long, value_name = "ETA")]
+    #[arg(long, value_name = "ETA", allow_hyphen_values = true)]
     pub tv_ball: Option<String>,
 }
 

@@ -447,17 +447,33 @@ pub fn convolve<S: Scalar>(
 ) -> WindowedLaw<S> {
     let (sa, sb) = (&a.set, &b.set);
     let w = sa.d() - 2;
-    // Candidate rows: one per pair of rows.
-    let mut prefixes = Vec::with_capacity(sa.rows() * sb.rows() * w);
-    let mut ranges = Vec::with_capacity(sa.rows() * sb.rows());
+    // The result's rows: each pair of rows reaches the prefix sum with a range of N_c; equal
+    // prefixes merge into their hull as they arrive, so memory follows the result's rows.
+    let mut rows: std::collections::BTreeMap<Vec<u32>, (u32, u32)> = Default::default();
     for ra in 0..sa.rows() {
         for rb in 0..sb.rows() {
-            prefixes.extend(sa.prefix(ra).iter().zip(sb.prefix(rb)).map(|(x, y)| x + y));
+            let prefix: Vec<u32> = sa
+                .prefix(ra)
+                .iter()
+                .zip(sb.prefix(rb))
+                .map(|(x, y)| x + y)
+                .collect();
             let lo = sa.lo[ra] + sb.lo[rb];
-            ranges.push((lo, lo + (sa.row_len(ra) + sb.row_len(rb) - 1) as u32));
+            let hi = lo + (sa.row_len(ra) + sb.row_len(rb) - 1) as u32;
+            let range = rows.entry(prefix).or_insert((lo, hi));
+            *range = (range.0.min(lo), range.1.max(hi));
         }
     }
-    let set = WindowSet::merged_rows(sa.d(), sa.size() + sb.size(), &prefixes, &ranges);
+    let mut set = WindowSet {
+        d: sa.d(),
+        m: sa.size() + sb.size(),
+        prefixes: Vec::with_capacity(rows.len() * w),
+        lo: Vec::with_capacity(rows.len()),
+        offsets: vec![0],
+    };
+    for (prefix, (lo, hi)) in &rows {
+        set.push_row(prefix, *lo, hi - lo);
+    }
     let mut out = vec![S::zero(ctx); set.len()];
     for ra in 0..sa.rows() {
         let (a_start, a_lo) = sa.row_start(ra);

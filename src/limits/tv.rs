@@ -196,7 +196,7 @@ pub struct TvBallRow {
 
 impl TvBallRow {
     /// Useful when each budget is below the certified lower end of its curve at the centre:
-    /// the ball's δ is then still certified positive and within a factor 2 of the centre's.
+    /// every δ in the ball is then certified positive, and below twice the centre's upper end.
     pub fn useful(&self, centre: &DeltaRow) -> bool {
         [(&self.budget_qp, &centre.qp), (&self.budget_pq, &centre.pq)]
             .iter()
