@@ -570,9 +570,6 @@ impl<S: Scalar> WindowGroup<S> {
         tau: Option<u32>,
         ctx: &S::Ctx,
     ) -> WindowedLaw<S> {
-        if count == 0 {
-            return law;
-        }
         if tau.is_some() && count > 1 {
             let block = multinomial(count, w, tau, ctx);
             if block.values.len() < count {

@@ -20,7 +20,7 @@
 
 use crate::arith::{Scalar, exp_bracket};
 use crate::enclosure::{Enclosure, Endpoint};
-use crate::exact::binary::binomial_window;
+use crate::exact::binary::{WindowLaw, binomial_window};
 use crate::query::{DeltaRow, Threshold};
 use rug::Rational;
 
@@ -138,17 +138,22 @@ pub fn binomial_plus_bernoulli_tv<S: Scalar>(
     q: &Rational,
     ctx: &S::Ctx,
 ) -> Enclosure {
-    let one = Rational::from(1);
-    let pmf = binomial_window(
-        m,
-        &S::from_rational(p, ctx),
-        &S::from_rational(&Rational::from(&one - p), ctx),
-        None,
-        ctx,
-    );
+    let pmf = complete_binomial::<S>(m, p, ctx);
     let mode = pmf.values.iter().fold(S::zero(ctx), |best, v| best.max(v));
     let gap = S::from_rational(&Rational::from(q - p).abs(), ctx);
     gap.mul(&mode).enclosure()
+}
+
+/// `Bin(m, p)` on all of `0..=m`.
+fn complete_binomial<S: Scalar>(m: usize, p: &Rational, ctx: &S::Ctx) -> WindowLaw<S> {
+    let q = 1 - p.clone();
+    binomial_window(
+        m,
+        &S::from_rational(p, ctx),
+        &S::from_rational(&q, ctx),
+        None,
+        ctx,
+    )
 }
 
 /// The law of `S + Ber(r)`, `S ~ Bin(m, p)`, on `0..=m+1` (for checking Theorem 7.1 against
@@ -159,17 +164,10 @@ pub fn binomial_plus_bernoulli_law<S: Scalar>(
     r: &Rational,
     ctx: &S::Ctx,
 ) -> Vec<S> {
-    let one = Rational::from(1);
-    let pmf = binomial_window(
-        m,
-        &S::from_rational(p, ctx),
-        &S::from_rational(&Rational::from(&one - p), ctx),
-        None,
-        ctx,
-    );
+    let pmf = complete_binomial::<S>(m, p, ctx);
     let (r, rc) = (
         S::from_rational(r, ctx),
-        S::from_rational(&Rational::from(&one - r), ctx),
+        S::from_rational(&(1 - r.clone()), ctx),
     );
     let mut out = vec![S::zero(ctx); m + 2];
     for (i, v) in pmf.values.iter().enumerate() {
