@@ -446,45 +446,35 @@ pub fn convolve<S: Scalar>(
     ctx: &S::Ctx,
 ) -> WindowedLaw<S> {
     let (sa, sb) = (&a.set, &b.set);
-    let w = sa.d() - 2;
+    // The prefix of the rows that a pair of rows reaches, into a reused buffer.
+    let prefix_sum = |ra: usize, rb: usize, buf: &mut Vec<u32>| {
+        buf.clear();
+        buf.extend(sa.prefix(ra).iter().zip(sb.prefix(rb)).map(|(x, y)| x + y));
+    };
+    let mut prefix = Vec::with_capacity(sa.d() - 2);
     // The result's rows: each pair of rows reaches the prefix sum with a range of N_c; equal
     // prefixes merge into their hull as they arrive, so memory follows the result's rows.
     let mut rows: std::collections::BTreeMap<Vec<u32>, (u32, u32)> = Default::default();
     for ra in 0..sa.rows() {
         for rb in 0..sb.rows() {
-            let prefix: Vec<u32> = sa
-                .prefix(ra)
-                .iter()
-                .zip(sb.prefix(rb))
-                .map(|(x, y)| x + y)
-                .collect();
+            prefix_sum(ra, rb, &mut prefix);
             let lo = sa.lo[ra] + sb.lo[rb];
             let hi = lo + (sa.row_len(ra) + sb.row_len(rb) - 1) as u32;
-            let range = rows.entry(prefix).or_insert((lo, hi));
+            let range = rows.entry(prefix.clone()).or_insert((lo, hi));
             *range = (range.0.min(lo), range.1.max(hi));
         }
     }
-    let mut set = WindowSet {
-        d: sa.d(),
-        m: sa.size() + sb.size(),
-        prefixes: Vec::with_capacity(rows.len() * w),
-        lo: Vec::with_capacity(rows.len()),
-        offsets: vec![0],
-    };
-    for (prefix, (lo, hi)) in &rows {
-        set.push_row(prefix, *lo, hi - lo);
-    }
+    let set = WindowSet::from_rows(
+        sa.d(),
+        sa.size() + sb.size(),
+        rows.into_iter().map(|(p, (lo, hi))| (p, lo, hi - lo)),
+    );
     let mut out = vec![S::zero(ctx); set.len()];
     for ra in 0..sa.rows() {
         let (a_start, a_lo) = sa.row_start(ra);
         let a_row = &a.values[a_start..sa.row_end(ra)];
         for rb in 0..sb.rows() {
-            let prefix: Vec<u32> = sa
-                .prefix(ra)
-                .iter()
-                .zip(sb.prefix(rb))
-                .map(|(x, y)| x + y)
-                .collect();
+            prefix_sum(ra, rb, &mut prefix);
             let r = set
                 .find_row(&prefix)
                 .expect("every candidate row is in the merged set");
