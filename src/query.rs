@@ -96,19 +96,83 @@ pub trait PairJob {
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Self::Output>;
 }
 
-/// Runs `job` on the query's pair in its backend (escalating precision if asked).
-pub fn answer<J: PairJob>(query: &PairQuery, job: &J) -> Result<Computed<J::Output>> {
-    match query.backend {
+/// Where a pair comes from — a mechanism's `(T_{n,k}, T_{n,k+1})` or a limit experiment
+/// (`limits::experiment`) — and the backend settings it is computed with.
+pub trait PairSource {
+    fn backend(&self) -> Backend;
+    /// Recompute in MPFR when an interval answer's relative width exceeds this.
+    fn escalate_above(&self) -> Option<f64>;
+    fn exact_ctx(&self) -> ExactCtx;
+    /// Refuses the exact backend when the pair has irrational values.
+    fn check_exact(&self) -> Result<()>;
+    /// The pair in backend `S`.
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>>;
+}
+
+/// A pair as built, with the states checked against the canonical closed form (k = 0).
+pub struct Built<S> {
+    pub law: PairLaw<S>,
+    pub canonical_states_checked: Option<usize>,
+}
+
+impl PairSource for PairQuery {
+    fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn escalate_above(&self) -> Option<f64> {
+        self.escalate_above
+    }
+
+    fn exact_ctx(&self) -> ExactCtx {
+        self.exact_ctx
+    }
+
+    fn check_exact(&self) -> Result<()> {
+        self.mechanism.require_rational()
+    }
+
+    /// The law and its canonical cross-check, on the alphabet the engine runs on.
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
+        let mechanism = engine_mechanism(&self.mechanism, &self.options)?;
+        let options = PairOptions {
+            reduce: false,
+            ..self.options.clone()
+        };
+        let law = pair_law::<S>(&mechanism, self.n, self.k, &options, ctx)?;
+        let uncontaminated = law.is_complete() || matches!(law.layout, Layout::Binary { .. });
+        let canonical_states_checked = if self.k == 0
+            && uncontaminated
+            && (0..mechanism.d()).all(|y| !mechanism.is_zero(0, y))
+        {
+            let channel = mechanism.channel::<S>(ctx)?;
+            Some(canonical::cross_check_canonical(&law, &channel, ctx)?)
+        } else {
+            None
+        };
+        Ok(Built {
+            law,
+            canonical_states_checked,
+        })
+    }
+}
+
+/// Runs `job` on the source's pair in its backend (escalating precision if asked).
+pub fn answer<Src: PairSource, J: PairJob>(source: &Src, job: &J) -> Result<Computed<J::Output>> {
+    match source.backend() {
         Backend::Exact => {
-            query.mechanism.require_rational()?;
-            run_in::<Rational, J>(query, job, &query.exact_ctx, "exact".into())
+            source.check_exact()?;
+            run_in::<Rational, _, J>(source, job, &source.exact_ctx(), "exact".into())
         }
-        Backend::Mpfr { precision } => {
-            run_in::<MpfrInterval, J>(query, job, &MpfrCtx { precision }, query.backend.label())
-        }
+        Backend::Mpfr { precision } => run_in::<MpfrInterval, _, J>(
+            source,
+            job,
+            &MpfrCtx { precision },
+            source.backend().label(),
+        ),
         Backend::Interval => {
-            let first = run_in::<Interval, J>(query, job, &(), "interval".into())?;
-            let Some(target) = query.escalate_above else {
+            let first = run_in::<Interval, _, J>(source, job, &(), "interval".into())?;
+            let Some(target) = source.escalate_above() else {
                 return Ok(first);
             };
             if first.result.worst_relative_width(1e-12) <= target {
@@ -119,7 +183,8 @@ pub fn answer<J: PairJob>(query: &PairQuery, job: &J) -> Result<Computed<J::Outp
                 let label = format!(
                     "mpfr-{precision} (escalated from interval: f64 enclosure wider than {target:e})"
                 );
-                let next = run_in::<MpfrInterval, J>(query, job, &MpfrCtx { precision }, label)?;
+                let next =
+                    run_in::<MpfrInterval, _, J>(source, job, &MpfrCtx { precision }, label)?;
                 let done = next.result.worst_relative_width(1e-12) <= target;
                 last = next;
                 if done {
@@ -131,27 +196,16 @@ pub fn answer<J: PairJob>(query: &PairQuery, job: &J) -> Result<Computed<J::Outp
     }
 }
 
-fn run_in<S: Scalar, J: PairJob>(
-    query: &PairQuery,
+fn run_in<S: Scalar, Src: PairSource, J: PairJob>(
+    source: &Src,
     job: &J,
     ctx: &S::Ctx,
     arithmetic: String,
 ) -> Result<Computed<J::Output>> {
-    // The law and its canonical cross-check on the alphabet the engine runs on.
-    let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
-    let options = PairOptions {
-        reduce: false,
-        ..query.options.clone()
-    };
-    let law = pair_law::<S>(&mechanism, query.n, query.k, &options, ctx)?;
-    let uncontaminated = law.is_complete() || matches!(law.layout, Layout::Binary { .. });
-    let canonical_states_checked =
-        if query.k == 0 && uncontaminated && (0..mechanism.d()).all(|y| !mechanism.is_zero(0, y)) {
-            let channel = mechanism.channel::<S>(ctx)?;
-            Some(canonical::cross_check_canonical(&law, &channel, ctx)?)
-        } else {
-            None
-        };
+    let Built {
+        law,
+        canonical_states_checked,
+    } = source.build::<S>(ctx)?;
     let result = job.run(&law, ctx)?;
     Ok(Computed {
         result,
@@ -161,6 +215,7 @@ fn run_in<S: Scalar, J: PairJob>(
             Layout::General { .. } => "general",
             Layout::Window { .. } => "window",
             Layout::Reduced => "reduced",
+            Layout::Lattice { .. } => "lattice",
         },
         states: law.len(),
         omitted: law.omitted.clone(),
@@ -326,18 +381,24 @@ pub struct DivergenceJob {
 impl PairJob for DivergenceJob {
     type Output = Divergences;
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Divergences> {
-        for a in &self.renyi_orders {
-            if *a <= 1 {
-                return Err(Error::argument(
-                    "--renyi-order",
-                    format!(
-                        "orders must exceed 1, got {}",
-                        crate::enclosure::exact_string(a)
-                    ),
-                ));
-            }
-        }
+        self.check_orders()?;
         Ok(divergence::divergences(law, &self.renyi_orders, ctx))
+    }
+}
+
+impl DivergenceJob {
+    /// Refuses Rényi orders ≤ 1.
+    pub fn check_orders(&self) -> Result<()> {
+        match self.renyi_orders.iter().find(|a| **a <= 1) {
+            Some(a) => Err(Error::argument(
+                "--renyi-order",
+                format!(
+                    "orders must exceed 1, got {}",
+                    crate::enclosure::exact_string(a)
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 }
 

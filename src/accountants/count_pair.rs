@@ -175,6 +175,7 @@ impl<S: Scalar> CountPair<S> {
             ratio_lo,
             ratio_hi,
             layout: Layout::Reduced,
+            omission: Default::default(),
         })
     }
 }

@@ -16,7 +16,7 @@ pub fn pi(ctx: &MpfrCtx) -> MpfrInterval {
 }
 
 /// `erfc` over an interval: decreasing, so `[erfc(hi)↓, erfc(lo)↑]`.
-fn erfc(x: &MpfrInterval) -> MpfrInterval {
+pub fn erfc(x: &MpfrInterval) -> MpfrInterval {
     let mut lo = x.hi().clone();
     lo.erfc_round(Round::Down);
     let mut hi = x.lo().clone();

@@ -52,12 +52,11 @@ pub fn local_curve(mu: &MpfrInterval, t: &MpfrInterval) -> Prediction {
 
 /// The GDP curve `δ_GDP(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)` (Part I §7.2).
 pub fn gdp(eps: &MpfrInterval, mu: &MpfrInterval) -> Prediction {
-    let ctx = &PREDICTION_CTX;
-    let half_mu = mu.div(&MpfrInterval::from_u64(2, ctx));
-    let ratio = MpfrInterval::zero(ctx).sub(&eps.div(mu));
-    let value = normal_cdf(&ratio.add(&half_mu), ctx)
-        .sub(&eps.exp().mul(&normal_cdf(&ratio.sub(&half_mu), ctx)));
-    Prediction::of(&value)
+    Prediction::of(&crate::limits::gaussian::shift_delta(
+        eps,
+        mu,
+        &PREDICTION_CTX,
+    ))
 }
 
 /// `JSD(T_{n,k}‖T_{n,k+1}) ≈ I_{k/n}/(8n)` (Part I §6, error `O(n^-2)`).

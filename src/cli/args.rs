@@ -72,6 +72,9 @@ pub struct VerifyArgs {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     #[command(flatten)]
+    pub mechanism: MechanismArg,
+
+    #[command(flatten)]
     pub common: CommonArgs,
 
     /// Numbers of users, comma-separated.
@@ -85,6 +88,9 @@ pub struct CompareArgs {
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
+    #[command(flatten)]
+    pub mechanism: MechanismArg,
+
     #[command(flatten)]
     pub common: CommonArgs,
 
@@ -168,23 +174,53 @@ pub struct PairArgs {
     #[command(flatten)]
     pub common: CommonArgs,
 
+    /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
+    /// `k-rr:k=4,exp_eps0=3`.
+    #[arg(
+        long,
+        short = 'm',
+        value_name = "SPEC",
+        required_unless_present = "experiment"
+    )]
+    pub mechanism: Option<String>,
+
     /// Number of users n (≥ 1).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub n: String,
+    #[arg(
+        long,
+        value_name = "N",
+        allow_hyphen_values = true,
+        required_unless_present = "experiment"
+    )]
+    pub n: Option<String>,
 
     /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
-    pub k: String,
+    #[arg(
+        long,
+        value_name = "K",
+        allow_hyphen_values = true,
+        required_unless_present = "experiment"
+    )]
+    pub k: Option<String>,
+
+    /// Instead of a mechanism's pair, a limit experiment of Part III: `poisson-shift:lambda=L`,
+    /// `skellam-shift:a=A,b=B`, `gaussian-shift:mu=M`, or a compound-Poisson file (TOML/JSON
+    /// with `shift` and `jumps`; see the README).  Not for `check`.
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["mechanism", "n", "k"])]
+    pub experiment: Option<String>,
+}
+
+/// The mechanism of commands that take nothing else.
+#[derive(Debug, Args)]
+pub struct MechanismArg {
+    /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
+    /// `k-rr:k=4,exp_eps0=3`.
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    pub mechanism: String,
 }
 
 /// Options shared by every subcommand.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
-    /// `k-rr:k=4,exp_eps0=3`.
-    #[arg(long, short = 'm', value_name = "SPEC")]
-    pub mechanism: String,
-
     /// Arithmetic backend.
     #[arg(long, value_enum, default_value_t = BackendArg::Interval)]
     pub backend: BackendArg,
@@ -289,6 +325,9 @@ pub struct DivergenceArgs {
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
+    #[command(flatten)]
+    pub mechanism: MechanismArg,
+
     #[command(flatten)]
     pub common: CommonArgs,
 

@@ -10,10 +10,12 @@ mod validate;
 
 use crate::enclosure::with_exact_endpoints;
 use crate::error::{Error, Result};
+use crate::limits::experiment;
 use crate::limits::tv::tv_ball;
 use crate::profile;
 use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
 use args::{Cli, Command};
+use validate::Source;
 
 /// What a command produced: stdout, and a failure to report after it (a `--fail-on` gate).
 pub struct Outcome {
@@ -35,8 +37,29 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
     match &cli.command {
         Command::Delta(a) => {
-            let query = validate::pair_query(&a.pair)?;
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
+            let query = match validate::pair_source(&a.pair)? {
+                Source::Mechanism(q) => q,
+                Source::Experiment(e) => {
+                    for (given, flag) in [
+                        (a.tv_ball.is_some(), "--tv-ball"),
+                        (a.plot.is_some(), "--plot"),
+                    ] {
+                        if given {
+                            return Err(Error::argument(
+                                flag,
+                                "applies to a mechanism's pair, not to a limit experiment",
+                            ));
+                        }
+                    }
+                    let computed = experiment::answer(&e, &DeltaJob { thresholds })?;
+                    return plain(render(
+                        a.pair.common.json,
+                        || output::experiment_delta_json(&e, &computed),
+                        || output::experiment_delta_text(&e, &computed),
+                    ));
+                }
+            };
             let eta = a.tv_ball.as_deref().map(validate::tv_radius).transpose()?;
             let grid = plot::grid(&thresholds);
             let computed = answer(&query, &DeltaJob { thresholds })?;
@@ -83,7 +106,22 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Epsilon(a) => {
             let delta = validate::rational("--delta", &a.delta)?;
             crate::exact::curve::check_target(&delta)?;
-            let query = validate::pair_query(&a.pair)?;
+            let query = match validate::pair_source(&a.pair)? {
+                Source::Mechanism(q) => q,
+                Source::Experiment(e) => {
+                    let computed = experiment::answer(
+                        &e,
+                        &EpsilonJob {
+                            delta: delta.clone(),
+                        },
+                    )?;
+                    return plain(render(
+                        a.pair.common.json,
+                        || output::experiment_epsilon_json(&e, &delta, &computed),
+                        || output::experiment_epsilon_text(&e, &delta, &computed),
+                    ));
+                }
+            };
             let computed = answer(
                 &query,
                 &EpsilonJob {
@@ -105,7 +143,17 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         }
         Command::Divergences(a) => {
             let renyi_orders = validate::rational_list("--renyi-order", &a.renyi_order)?;
-            let query = validate::pair_query(&a.pair)?;
+            let query = match validate::pair_source(&a.pair)? {
+                Source::Mechanism(q) => q,
+                Source::Experiment(e) => {
+                    let computed = experiment::answer(&e, &DivergenceJob { renyi_orders })?;
+                    return plain(render(
+                        a.pair.common.json,
+                        || output::experiment_divergences_json(&e, &computed),
+                        || output::experiment_divergences_text(&e, &computed),
+                    ));
+                }
+            };
             let computed = answer(&query, &DivergenceJob { renyi_orders })?;
             if let Some(path) = &a.pair.common.certificate {
                 let report = with_exact_endpoints(|| output::divergences_json(&query, &computed));

@@ -11,6 +11,7 @@ use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions, check_composition};
+use crate::limits::experiment::{ExperimentQuery, load_experiment};
 use crate::mechanism::{Mechanism, load_mechanism};
 use crate::profile::{ProfileQuery, Quantity};
 use crate::query::{Backend, PairQuery, Threshold};
@@ -53,7 +54,7 @@ pub fn rational_list(field: &str, text: &str) -> Result<Vec<Rational>> {
     items.iter().map(|s| rational(field, s)).collect()
 }
 
-/// The settings every subcommand shares.
+/// The settings every subcommand shares, and its mechanism.
 pub struct Common {
     pub mechanism: Mechanism,
     pub options: PairOptions,
@@ -63,7 +64,32 @@ pub struct Common {
 }
 
 /// Validates the shared options and loads the mechanism.
-pub fn common(args: &CommonArgs) -> Result<Common> {
+pub fn common(args: &CommonArgs, mechanism: &str) -> Result<Common> {
+    let Settings {
+        options,
+        backend,
+        exact_ctx,
+        escalate_above,
+    } = settings(args)?;
+    Ok(Common {
+        mechanism: load_mechanism(mechanism)?,
+        options,
+        backend,
+        exact_ctx,
+        escalate_above,
+    })
+}
+
+/// The shared options without a mechanism.
+struct Settings {
+    options: PairOptions,
+    backend: Backend,
+    exact_ctx: ExactCtx,
+    escalate_above: Option<f64>,
+}
+
+/// Validates the shared options.
+fn settings(args: &CommonArgs) -> Result<Settings> {
     let precision = match &args.precision {
         Some(p) => {
             let bits = whole("--precision", p)?;
@@ -106,9 +132,7 @@ pub fn common(args: &CommonArgs) -> Result<Common> {
     let memory_limit = (memory * Rational::from(1u64 << 30))
         .to_f64()
         .min(u64::MAX as f64) as u64;
-    let mechanism = load_mechanism(&args.mechanism)?;
-    Ok(Common {
-        mechanism,
+    Ok(Settings {
         options: PairOptions {
             engine: match args.engine {
                 EngineArg::Auto => Engine::Auto,
@@ -129,10 +153,16 @@ pub fn common(args: &CommonArgs) -> Result<Common> {
 
 /// The question about one pair.
 pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
-    let n = whole("--n", &args.n)?;
-    let k = whole("--k", &args.k)?;
+    let (Some(mechanism), Some(n), Some(k)) = (&args.mechanism, &args.n, &args.k) else {
+        return Err(Error::argument(
+            "--experiment",
+            "this command takes a mechanism (--mechanism, --n, --k), not a limit experiment",
+        ));
+    };
+    let n = whole("--n", n)?;
+    let k = whole("--k", k)?;
     check_composition(n, k)?;
-    let c = common(&args.common)?;
+    let c = common(&args.common, mechanism)?;
     Ok(PairQuery {
         mechanism: c.mechanism,
         n,
@@ -142,6 +172,40 @@ pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
         exact_ctx: c.exact_ctx,
         escalate_above: c.escalate_above,
     })
+}
+
+/// What `delta`, `epsilon` and `divergences` are asked about.
+pub enum Source {
+    Mechanism(PairQuery),
+    Experiment(ExperimentQuery),
+}
+
+/// The pair of a mechanism, or a limit experiment (`--experiment`).
+pub fn pair_source(args: &PairArgs) -> Result<Source> {
+    let Some(spec) = &args.experiment else {
+        return pair_query(args).map(Source::Mechanism);
+    };
+    let experiment = load_experiment(spec)?;
+    let c = &args.common;
+    for (given, flag) in [
+        (c.no_reduce, "--no-reduce"),
+        (c.no_truncation, "--no-truncation"),
+        (c.certificate.is_some(), "--certificate"),
+        (!matches!(c.engine, EngineArg::Auto), "--engine"),
+    ] {
+        if given {
+            return Err(Error::argument(
+                flag,
+                "does not apply to a limit experiment (its laws are infinite and always truncated with a certified tail bound)",
+            ));
+        }
+    }
+    let settings = settings(c)?;
+    Ok(Source::Experiment(ExperimentQuery {
+        experiment,
+        backend: settings.backend,
+        escalate_above: settings.escalate_above,
+    }))
 }
 
 /// The profile question, the number of worker threads (if given) and whether to stay quiet.
@@ -185,7 +249,7 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
             quantities.push(q);
         }
     }
-    let c = common(&args.common)?;
+    let c = common(&args.common, &args.mechanism.mechanism)?;
     Ok((
         ProfileQuery {
             mechanism: c.mechanism,
@@ -206,7 +270,7 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
 /// claims file's text for its certificate.
 pub fn audit_query(args: &AuditArgs) -> Result<(AuditQuery, String)> {
     let (text, claims) = read_claims(&args.claims)?;
-    let c = common(&args.common)?;
+    let c = common(&args.common, &args.mechanism.mechanism)?;
     Ok((
         AuditQuery {
             mechanism: c.mechanism,
@@ -232,7 +296,7 @@ pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
     }
     let delta = rational("--delta", &args.delta)?;
     crate::exact::curve::check_target(&delta)?;
-    let c = common(&args.common)?;
+    let c = common(&args.common, &args.mechanism.mechanism)?;
     Ok(CompareQuery {
         mechanism: c.mechanism,
         ns,

@@ -202,6 +202,14 @@ pub fn f_divergence<S: Transcendental>(
     if law.omitted == 0 {
         return sum.enclosure().clamp_nonnegative();
     }
+    if law.omission.disjoint {
+        // Every omitted state adds a term ≥ 0: the kept sum is a lower bound.
+        let upper = match omitted_terms_bound(law, div, ctx) {
+            Some(tail) => sum.add(&tail).enclosure().hi().clone(),
+            None => Endpoint::PosInf,
+        };
+        return Enclosure::new(sum.enclosure().lo().clone(), upper).clamp_nonnegative();
+    }
     // Truncation happens only with full support, where the ratio range is bounded — unless an
     // entry underflows the backend (e.g. 1e-400 in f64); then nothing bounds the omitted part
     // from above, and the answer is left to a backend that represents the entry.
@@ -234,6 +242,73 @@ pub fn f_divergence<S: Transcendental>(
         _ => Endpoint::Finite(Rational::new()),
     };
     Enclosure::new(lower.min(upper.clone()), upper).clamp_nonnegative()
+}
+
+/// With a disjoint omission, an upper bound on `Σ_omitted P f̃(L)` (`None`: no bound known).
+///
+/// * When `f̃(0)` and `K∞ = lim f̃(l)/l` are finite (JSD, Hellinger, KL(P‖Q) away from 0):
+///   `f̃` decreases on `[0, 1]` and `f̃(l)/l` increases on `[1, ∞)` (convexity, `f̃(1) = 0`),
+///   so each term `g(P, Q) ≤ max(f̃(0), K∞)·(P + Q)` and the sum is at most
+///   `2ω·max(f̃(0), K∞)`.
+/// * When the ratio is a Poisson size-bias ratio `L = E_P[C/λ | x]` ([`Omission`]):
+///   `f̃(l) ≤ c·max(1, l)^m` with `c = max(f̃(0), 1)` for KL(Q‖P), χ² (`m = 2`) and the Rényi
+///   moment of order α (`m = max(2, ⌈α⌉)`); Jensen (`max(1, ·)^m` is convex) and
+///   Cauchy–Schwarz give `Σ_omitted P max(1, L)^m ≤ √(E[max(1, C/λ)^{2m}] · ω)`, and
+///   `E[max(1, C/λ)^{2m}] ≤ 1 + Σ_i S(2m, i) λ^{i−2m}` (Touchard's moments of the Poisson law).
+///
+/// [`Omission`]: super::law::Omission
+fn omitted_terms_bound<S: Transcendental>(
+    law: &PairLaw<S>,
+    div: &Divergence,
+    ctx: &S::Ctx,
+) -> Option<S> {
+    let omega = S::from_rational(&law.omitted, ctx);
+    if let (Limit::Finite(f0), Limit::Finite(k_inf)) =
+        (div.at_zero::<S>(ctx), div.at_infinity::<S>(ctx))
+    {
+        return Some(S::from_u64(2, ctx).mul(&omega).mul(&f0.max(&k_inf)));
+    }
+    let lambda = law.omission.size_bias_qp.as_ref()?;
+    let Limit::Finite(f0) = div.at_zero::<S>(ctx) else {
+        return None;
+    };
+    let m = match div {
+        Divergence::KlQp | Divergence::Chi2Qp => 2,
+        Divergence::RenyiMoment(alpha) => {
+            let ceil = alpha.clone().ceil().numer().to_u32()?;
+            ceil.max(2)
+        }
+        _ => return None,
+    };
+    let moment = Rational::from(1) + poisson_ratio_moment(lambda, 2 * m)?;
+    let root = S::from_rational(&(moment * &law.omitted), ctx).sqrt();
+    Some(f0.max(&S::one(ctx)).mul(&root))
+}
+
+/// `E[(C/λ)^j]` for `C ~ Poi(λ)`, exactly: `Σ_i S(j, i) λ^{i−j}` with Stirling numbers of the
+/// second kind (`None` for λ = 0 or an order too large to be useful).
+fn poisson_ratio_moment(lambda: &Rational, j: u32) -> Option<Rational> {
+    if *lambda <= 0 || j > 512 {
+        return None;
+    }
+    // Stirling numbers S(j, i) by the recurrence S(r+1, i) = i S(r, i) + S(r, i−1).
+    let mut row = vec![rug::Integer::from(1)];
+    for r in 0..j as usize {
+        let mut next = vec![rug::Integer::new(); r + 2];
+        for (i, s) in row.iter().enumerate() {
+            next[i] += s * rug::Integer::from(i);
+            next[i + 1] += s;
+        }
+        row = next;
+    }
+    let mut sum = Rational::new();
+    let mut power = Rational::from(1); // λ^i
+    for s in &row {
+        sum += Rational::from(s) * &power;
+        power *= lambda;
+    }
+    // power = λ^{j+1} now.
+    Some(sum * lambda / power)
 }
 
 /// The Rényi divergence `D_α(Q‖P) = ln(Σ Q^α P^{1−α}) / (α − 1)` for a rational `α > 1`.
@@ -286,7 +361,13 @@ pub fn divergences<S: Scalar>(
     Divergences {
         tv,
         kl_qp: f_divergence(&el, &Divergence::KlQp, &ectx),
-        kl_pq: f_divergence(&el, &Divergence::KlPq, &ectx),
+        // KL(P‖Q) is KL(Q‖P) of the reversed pair, term by term; with a disjoint omission the
+        // reversed pair carries the reverse ratio's moment bound.
+        kl_pq: if el.omission.disjoint {
+            f_divergence(&reversed, &Divergence::KlQp, &ectx)
+        } else {
+            f_divergence(&el, &Divergence::KlPq, &ectx)
+        },
         jsd: f_divergence(&el, &Divergence::Jsd, &ectx),
         chi2_qp: f_divergence(&el, &Divergence::Chi2Qp, &ectx),
         hellinger2: f_divergence(&el, &Divergence::Hellinger2, &ectx),

@@ -122,6 +122,7 @@ impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
                 n: m,
                 index: self.index.clone(),
             },
+            omission: Default::default(),
         }
     }
 }
@@ -192,6 +193,7 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
                 n: self.zeros + self.ones + 1,
                 start: self.law.start,
             },
+            omission: Default::default(),
         }
     }
 }

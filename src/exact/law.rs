@@ -25,6 +25,11 @@ pub enum Layout {
     Window { n: usize, set: Arc<WindowSet> },
     /// The states of a reduced experiment: they carry no histogram of the mechanism.
     Reduced,
+    /// State i is the lattice point `points[i] / scale` of a limit experiment (Part III).
+    Lattice {
+        points: Arc<Vec<Vec<i64>>>,
+        scale: rug::Integer,
+    },
 }
 
 /// Two laws `P`, `Q` on a common list of states, each value an enclosure.
@@ -44,6 +49,25 @@ pub struct PairLaw<S> {
     pub ratio_lo: Rational,
     pub ratio_hi: Option<Rational>,
     pub layout: Layout,
+    /// What is known about the omitted part beyond its mass.
+    pub omission: Omission,
+}
+
+/// What is known about a truncated pair's omitted part beyond its mass (the default assumes
+/// nothing more than the contract of [`PairLaw`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Omission {
+    /// The stored values enclose the true `P` and `Q` on the stored states, so the omitted
+    /// parts `P_d`, `Q_d` live only on states that are not stored (the limit experiments of
+    /// `limits::experiment`).
+    pub disjoint: bool,
+    /// `Some(λ)`: the likelihood ratio is a conditional size-bias ratio of a Poisson count,
+    /// `L(x) = E_P[C/λ | x]` with `C ~ Poi(λ)` (Part III's jump shifts, where `Q = L(J + v)`
+    /// and `v` is a jump of intensity λ).  It bounds the ratio's moments on the omitted states
+    /// (see `exact::divergence`).
+    pub size_bias_qp: Option<Rational>,
+    /// The same for the reverse ratio `P/Q`.
+    pub size_bias_pq: Option<Rational>,
 }
 
 impl<S: Scalar> PairLaw<S> {
@@ -65,7 +89,7 @@ impl<S: Scalar> PairLaw<S> {
             }
             Layout::General { n, index } => Some(index.histogram(*n, i)),
             Layout::Window { set, .. } => Some(set.histogram(i)),
-            Layout::Reduced => None,
+            Layout::Reduced | Layout::Lattice { .. } => None,
         }
     }
 
@@ -78,6 +102,7 @@ impl<S: Scalar> PairLaw<S> {
             ratio_lo: self.ratio_lo.clone(),
             ratio_hi: self.ratio_hi.clone(),
             layout: self.layout.clone(),
+            omission: self.omission.clone(),
         }
     }
 
@@ -108,6 +133,11 @@ impl<S: Scalar> PairLaw<S> {
             ratio_lo,
             ratio_hi,
             layout: self.layout.clone(),
+            omission: Omission {
+                disjoint: self.omission.disjoint,
+                size_bias_qp: self.omission.size_bias_pq.clone(),
+                size_bias_pq: self.omission.size_bias_qp.clone(),
+            },
         }
     }
 }

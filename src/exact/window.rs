@@ -520,6 +520,7 @@ pub fn pair<S: Scalar>(h: &WindowedLaw<S>, channel: &Channel<S>, ctx: &S::Ctx) -
             n: set.size(),
             set: Arc::new(set),
         },
+        omission: Default::default(),
     }
 }
 

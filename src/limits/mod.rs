@@ -1,4 +1,9 @@
 //! Limits and the Le Cam / total-variation layer (Part III): certified TV bounds, and the
-//! transfers that turn a TV budget into a certified privacy-curve enclosure.
+//! transfers that turn a TV budget into a certified privacy-curve enclosure; and the limit
+//! experiments themselves (Poisson, Skellam, compound-Poisson and Gaussian shifts) as certified
+//! pairs.
 
+pub mod experiment;
+pub mod gaussian;
+pub mod lattice;
 pub mod tv;

@@ -5,7 +5,7 @@
 //! validated when it is built: rows non-negative, of equal length ≥ 2, each summing to exactly 1.
 
 mod family;
-mod parse;
+pub(crate) mod parse;
 mod reduce;
 
 pub use family::Family;

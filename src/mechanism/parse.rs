@@ -53,7 +53,7 @@ pub fn mechanism_from_text(spec: &str, text: &str) -> Result<Mechanism> {
     Ok(mechanism)
 }
 
-fn parse_document(path: &str, text: &str) -> Result<Value> {
+pub(crate) fn parse_document(path: &str, text: &str) -> Result<Value> {
     let err = |message: String| Error::Mechanism {
         source_name: path.to_string(),
         field: "(file)".to_string(),
@@ -173,7 +173,7 @@ fn mechanism_from_value(source: &str, stem: &str, value: Value) -> Result<Mechan
     Mechanism::new(source, name, outputs, rows, None)
 }
 
-fn check_keys(source: &str, map: &Map<String, Value>, allowed: &[&str]) -> Result<()> {
+pub(crate) fn check_keys(source: &str, map: &Map<String, Value>, allowed: &[&str]) -> Result<()> {
     for key in map.keys() {
         if !allowed.contains(&key.as_str()) {
             return Err(Error::Mechanism {
@@ -187,7 +187,7 @@ fn check_keys(source: &str, map: &Map<String, Value>, allowed: &[&str]) -> Resul
 }
 
 /// An exact rational from a string (`"0.7"`, `"7/10"`) or a number (taken as printed).
-fn exact_number(source: &str, field: &str, v: &Value) -> Result<Rational> {
+pub(crate) fn exact_number(source: &str, field: &str, v: &Value) -> Result<Rational> {
     let err = |message: String| Error::Mechanism {
         source_name: source.to_string(),
         field: field.to_string(),

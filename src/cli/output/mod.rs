@@ -5,6 +5,7 @@ use crate::enclosure::{Enclosure, bound_text, exact_string};
 use crate::exact::curve::EpsilonCertificate;
 use crate::exact::divergence::Divergences;
 use crate::exact::pair::PairOptions;
+use crate::limits::experiment::ExperimentQuery;
 use crate::mechanism::Mechanism;
 use crate::query::{Computed, DeltaRow, EpsilonRow, PairQuery};
 use rug::Rational;
@@ -190,9 +191,12 @@ pub(super) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 
 pub fn delta_json(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Value {
     let mut v = header_json("delta", query, computed);
-    v["results"] = computed
-        .result
-        .iter()
+    v["results"] = delta_results(&computed.result);
+    v
+}
+
+fn delta_results(rows: &[DeltaRow]) -> Value {
+    rows.iter()
         .map(|r| {
             json!({
                 "eps": r.threshold.eps_text(),
@@ -201,12 +205,11 @@ pub fn delta_json(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Valu
                 "delta_two_sided": r.two_sided.to_json(),
             })
         })
-        .collect();
-    v
+        .collect()
 }
 
 pub fn delta_text(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> String {
-    let mut s = header_text(
+    let s = header_text(
         "delta",
         query,
         &computed.arithmetic,
@@ -214,8 +217,11 @@ pub fn delta_text(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Stri
         computed.states,
         &computed.omitted,
     );
-    let rows: Vec<Vec<String>> = computed
-        .result
+    s + &delta_table(&computed.result)
+}
+
+fn delta_table(rows: &[DeltaRow]) -> String {
+    let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             vec![
@@ -226,7 +232,7 @@ pub fn delta_text(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Stri
             ]
         })
         .collect();
-    s += &table(
+    table(
         &[
             "eps",
             "delta_qp = δ_{Q‖P}",
@@ -234,8 +240,7 @@ pub fn delta_text(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Stri
             "two-sided",
         ],
         &rows,
-    );
-    s
+    )
 }
 
 fn witness_json(c: &EpsilonCertificate) -> Value {
@@ -249,13 +254,16 @@ fn witness_json(c: &EpsilonCertificate) -> Value {
 
 pub fn epsilon_json(query: &PairQuery, delta: &Rational, computed: &Computed<EpsilonRow>) -> Value {
     let mut v = header_json("epsilon", query, computed);
-    let r = &computed.result;
+    epsilon_fields(&mut v, delta, &computed.result);
+    v
+}
+
+fn epsilon_fields(v: &mut Value, delta: &Rational, r: &EpsilonRow) {
     v["delta"] = json!(exact_string(delta));
     v["eps_qp"] = r.qp.eps.to_json();
     v["eps_pq"] = r.pq.eps.to_json();
     v["eps_two_sided"] = r.two_sided.to_json();
     v["witnesses"] = json!({ "qp": witness_json(&r.qp), "pq": witness_json(&r.pq) });
-    v
 }
 
 pub fn epsilon_text(
@@ -263,7 +271,7 @@ pub fn epsilon_text(
     delta: &Rational,
     computed: &Computed<EpsilonRow>,
 ) -> String {
-    let mut s = header_text(
+    let s = header_text(
         "epsilon",
         query,
         &computed.arithmetic,
@@ -271,17 +279,19 @@ pub fn epsilon_text(
         computed.states,
         &computed.omitted,
     );
-    let r = &computed.result;
-    s += &format!("smallest ε ≥ 0 with δ(ε) ≤ {}\n\n", exact_string(delta));
-    s += &table(
-        &["direction", "eps"],
-        &[
-            vec!["qp  δ_{Q‖P}".into(), r.qp.eps.to_string()],
-            vec!["pq  δ_{P‖Q}".into(), r.pq.eps.to_string()],
-            vec!["two-sided".into(), r.two_sided.to_string()],
-        ],
-    );
-    s
+    s + &epsilon_table(delta, &computed.result)
+}
+
+fn epsilon_table(delta: &Rational, r: &EpsilonRow) -> String {
+    format!("smallest ε ≥ 0 with δ(ε) ≤ {}\n\n", exact_string(delta))
+        + &table(
+            &["direction", "eps"],
+            &[
+                vec!["qp  δ_{Q‖P}".into(), r.qp.eps.to_string()],
+                vec!["pq  δ_{P‖Q}".into(), r.pq.eps.to_string()],
+                vec!["two-sided".into(), r.two_sided.to_string()],
+            ],
+        )
 }
 
 fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {
@@ -304,7 +314,11 @@ fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {
 
 pub fn divergences_json(query: &PairQuery, computed: &Computed<Divergences>) -> Value {
     let mut v = header_json("divergences", query, computed);
-    let d = &computed.result;
+    divergence_fields(&mut v, &computed.result);
+    v
+}
+
+fn divergence_fields(v: &mut Value, d: &Divergences) {
     v["units"] = json!("nats");
     v["tv"] = d.tv.to_json();
     v["kl_qp"] = d.kl_qp.to_json();
@@ -319,11 +333,10 @@ pub fn divergences_json(query: &PairQuery, computed: &Computed<Divergences>) -> 
     };
     v["renyi_qp"] = orders(&d.renyi_qp);
     v["renyi_pq"] = orders(&d.renyi_pq);
-    v
 }
 
 pub fn divergences_text(query: &PairQuery, computed: &Computed<Divergences>) -> String {
-    let mut s = header_text(
+    let s = header_text(
         "divergences",
         query,
         &computed.arithmetic,
@@ -331,10 +344,115 @@ pub fn divergences_text(query: &PairQuery, computed: &Computed<Divergences>) -> 
         computed.states,
         &computed.omitted,
     );
-    let rows: Vec<Vec<String>> = divergence_rows(&computed.result)
+    s + &divergence_table(&computed.result)
+}
+
+fn divergence_table(d: &Divergences) -> String {
+    let rows: Vec<Vec<String>> = divergence_rows(d)
         .into_iter()
         .map(|(name, e)| vec![name, e.to_string()])
         .collect();
-    s += &table(&["divergence (nats)", "value"], &rows);
+    table(&["divergence (nats)", "value"], &rows)
+}
+
+/// The header of a limit experiment's report (JSON).
+fn experiment_header_json<R>(
+    command: &str,
+    query: &ExperimentQuery,
+    computed: &Computed<R>,
+) -> Value {
+    json!({
+        "command": command,
+        "certified": true,
+        "experiment": query.experiment.to_json(),
+        "pair": query.experiment.pair_text(),
+        "backend": query.backend.label(),
+        "arithmetic": computed.arithmetic,
+        "engine": computed.engine,
+        "states": computed.states,
+        "omitted_mass_bound": bound_text(&computed.omitted),
+    })
+}
+
+/// The header of a limit experiment's report (text).
+fn experiment_header_text<R>(
+    command: &str,
+    query: &ExperimentQuery,
+    computed: &Computed<R>,
+) -> String {
+    let e = &query.experiment;
+    let mut s = format!(
+        "shufflecert {command}: limit experiment {} ({})\n{}\n",
+        e.name,
+        e.kind,
+        e.pair_text().replace("; qp means delta_{Q||P}", "")
+    );
+    s += &format!(
+        "arithmetic {} · engine {}",
+        computed.arithmetic, computed.engine
+    );
+    if computed.states > 0 {
+        s += &format!(" · {} lattice states", computed.states);
+    }
+    if computed.omitted != 0 {
+        s += &format!(
+            " · truncated, omitted mass ≤ {}",
+            bound_text(&computed.omitted)
+        );
+    }
+    s += "\nevery [lo, hi] is a certified enclosure of the true value\n\n";
     s
+}
+
+/// `delta` on a limit experiment (JSON).
+pub fn experiment_delta_json(query: &ExperimentQuery, computed: &Computed<Vec<DeltaRow>>) -> Value {
+    let mut v = experiment_header_json("delta", query, computed);
+    v["results"] = delta_results(&computed.result);
+    v
+}
+
+/// `delta` on a limit experiment (text).
+pub fn experiment_delta_text(
+    query: &ExperimentQuery,
+    computed: &Computed<Vec<DeltaRow>>,
+) -> String {
+    experiment_header_text("delta", query, computed) + &delta_table(&computed.result)
+}
+
+/// `epsilon` on a limit experiment (JSON).
+pub fn experiment_epsilon_json(
+    query: &ExperimentQuery,
+    delta: &Rational,
+    computed: &Computed<EpsilonRow>,
+) -> Value {
+    let mut v = experiment_header_json("epsilon", query, computed);
+    epsilon_fields(&mut v, delta, &computed.result);
+    v
+}
+
+/// `epsilon` on a limit experiment (text).
+pub fn experiment_epsilon_text(
+    query: &ExperimentQuery,
+    delta: &Rational,
+    computed: &Computed<EpsilonRow>,
+) -> String {
+    experiment_header_text("epsilon", query, computed) + &epsilon_table(delta, &computed.result)
+}
+
+/// `divergences` on a limit experiment (JSON).
+pub fn experiment_divergences_json(
+    query: &ExperimentQuery,
+    computed: &Computed<Divergences>,
+) -> Value {
+    let mut v = experiment_header_json("divergences", query, computed);
+    divergence_fields(&mut v, &computed.result);
+    v
+}
+
+/// `divergences` on a limit experiment (text).
+pub fn experiment_divergences_text(
+    query: &ExperimentQuery,
+    computed: &Computed<Divergences>,
+) -> String {
+    experiment_header_text("divergences", query, computed) + &divergence_table(&computed.result)
 }
