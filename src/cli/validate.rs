@@ -406,7 +406,7 @@ pub fn check_query(args: &CheckArgs) -> Result<CheckQuery> {
 /// The radius of `--tv-ball`: an exact number in [0, 1].
 pub fn tv_radius(text: &str) -> Result<Rational> {
     let eta = rational("--tv-ball", text)?;
-    if eta < 0 || eta > 1 {
+    if !(0..=1).contains(&eta) {
         return Err(Error::argument(
             "--tv-ball",
             format!("must lie between 0 and 1 (a total-variation distance), got {text}"),

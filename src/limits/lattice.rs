@@ -103,10 +103,8 @@ impl CompoundPoisson {
         }
     }
 
-    /// The lattice scale `D` (the common denominator of every coordinate), the jumps with equal
-    /// vectors merged (intensities add) and null ones dropped, and the shift, in integer
-    /// coordinates `D·x`.
-    fn integer_form(&self) -> Result<(Integer, Vec<(Vec<i64>, Rational)>, Vec<i64>)> {
+    /// The experiment in integer coordinates (see [`IntegerForm`]).
+    fn integer_form(&self) -> Result<IntegerForm> {
         let mut scale = Integer::from(1);
         for x in self.jumps.iter().flat_map(|j| &j.vector).chain(&self.shift) {
             scale.lcm_mut(x.denom());
@@ -114,7 +112,7 @@ impl CompoundPoisson {
         let to_int = |v: &[Rational]| -> Result<Vec<i64>> {
             v.iter()
                 .map(|x| {
-                    Integer::from(x.numer() * (&scale / Integer::from(x.denom())))
+                    (x.numer() * Integer::from(&scale / x.denom()))
                         .to_i64()
                         .filter(|c| c.unsigned_abs() < 1 << 40)
                         .ok_or_else(|| {
@@ -138,8 +136,21 @@ impl CompoundPoisson {
             }
         }
         let shift = to_int(&self.shift)?;
-        Ok((scale, merged, shift))
+        Ok(IntegerForm {
+            scale,
+            jumps: merged,
+            shift,
+        })
     }
+}
+
+/// The lattice scale `D` (the common denominator of every coordinate), the jumps with equal
+/// vectors merged (intensities add) and null ones dropped, and the shift, in integer
+/// coordinates `D·x`.
+struct IntegerForm {
+    scale: Integer,
+    jumps: Vec<(Vec<i64>, Rational)>,
+    shift: Vec<i64>,
 }
 
 /// `Poi(λ)` on a window around its mode, cut where the unnormalised value falls below
@@ -250,7 +261,11 @@ pub fn pair_law<S: Scalar>(cp: &CompoundPoisson, ctx: &S::Ctx) -> Result<PairLaw
             "the limit experiments have irrational probabilities (e^-λ); use interval or mpfr",
         )
     })?;
-    let (scale, merged, shift) = cp.integer_form()?;
+    let IntegerForm {
+        scale,
+        jumps: merged,
+        shift,
+    } = cp.integer_form()?;
     let dim = shift.len();
     let window_bits = if merged.len() > 1 { tau + 40 } else { tau };
     let windows: Vec<(Vec<i64>, WindowLaw<S>)> = merged
