@@ -38,9 +38,48 @@ pub enum Command {
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
     /// result re-derived by independent routes.
     Verify(VerifyArgs),
+    /// Part III §8 diagnostic: the certified Poisson-shift (or Skellam-shift) curve against the
+    /// Gaussian shift N(0,1) vs N(c,1), c = λ^{-1/2}, as λ grows: the enclosed gap, gap/c and the
+    /// order observed (Theorem 8.1 proves O(c) with a constant that is not explicit).
+    BerryEsseen(BerryEsseenArgs),
     /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
     /// profile: checks that they agree and cover 0..n−1 exactly once.
     Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BerryEsseenArgs {
+    /// Poisson intensities λ > 0, comma-separated (c = λ^{-1/2}).
+    #[arg(long, value_name = "L[,L…]", allow_hyphen_values = true)]
+    pub lambda: String,
+
+    /// Compare at these fixed ε (exact decimals ≥ 0), as in Corollary 8.2.
+    #[arg(
+        long,
+        value_name = "E[,E…]",
+        allow_hyphen_values = true,
+        conflicts_with = "t",
+        required_unless_present = "t"
+    )]
+    pub eps: Option<String>,
+
+    /// Compare on the local scale ε = t·c (exact decimals ≥ 0), where neither curve vanishes.
+    #[arg(long, value_name = "T[,T…]", allow_hyphen_values = true)]
+    pub t: Option<String>,
+
+    /// The Skellam shift with U ~ Poi((1 − π)λ), V ~ Poi(πλ), 0 < π < 1, instead of the Poisson
+    /// shift.
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    pub pi: Option<String>,
+
+    /// MPFR precision in bits for every curve (default: f64 intervals for the lattice curve,
+    /// escalated to MPFR when wider than 1e-9 relative, and 128-bit MPFR for the Gaussian one).
+    #[arg(long, value_name = "BITS")]
+    pub precision: Option<String>,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -167,6 +167,22 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::divergences_text(&query, &computed),
             ))
         }
+        Command::BerryEsseen(a) => {
+            let (lambdas, scale, pi, backend) = validate::berry_esseen_query(a)?;
+            let escalate = matches!(backend, crate::query::Backend::Interval).then_some(1e-9);
+            let rows = crate::limits::berry_esseen::berry_esseen(
+                &lambdas,
+                &scale,
+                pi.as_ref(),
+                backend,
+                escalate,
+            )?;
+            plain(render(
+                a.json,
+                || output::berry_esseen_json(&rows, pi.as_ref()),
+                || output::berry_esseen_text(&rows, pi.as_ref()),
+            ))
+        }
         Command::Profile(a) => {
             let (query, threads) = validate::profile_query(a)?;
             // A certificate is reproducible: one thread makes the scan's order, and so what it

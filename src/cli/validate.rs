@@ -1,7 +1,8 @@
 //! Raw arguments → validated library inputs.  Every error names the option.
 
 use super::args::{
-    AuditArgs, BackendArg, CheckArgs, CommonArgs, CompareArgs, EngineArg, PairArgs, ProfileArgs,
+    AuditArgs, BackendArg, BerryEsseenArgs, CheckArgs, CommonArgs, CompareArgs, EngineArg,
+    PairArgs, ProfileArgs,
 };
 use crate::arith::exact::ExactCtx;
 use crate::audit::AuditQuery;
@@ -11,6 +12,7 @@ use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions, check_composition};
+use crate::limits::berry_esseen::Scale;
 use crate::limits::experiment::{ExperimentQuery, load_experiment};
 use crate::mechanism::{Mechanism, load_mechanism};
 use crate::profile::{ProfileQuery, Quantity};
@@ -88,21 +90,21 @@ struct Settings {
     escalate_above: Option<f64>,
 }
 
+/// `--precision`: MPFR bits, 24 to 65536.
+fn precision_bits(text: &str) -> Result<u32> {
+    let bits = whole("--precision", text)?;
+    if !(24..=65536).contains(&bits) {
+        return Err(Error::argument(
+            "--precision",
+            format!("must be between 24 and 65536 bits, got {bits}"),
+        ));
+    }
+    Ok(bits as u32)
+}
+
 /// Validates the shared options.
 fn settings(args: &CommonArgs) -> Result<Settings> {
-    let precision = match &args.precision {
-        Some(p) => {
-            let bits = whole("--precision", p)?;
-            if !(24..=65536).contains(&bits) {
-                return Err(Error::argument(
-                    "--precision",
-                    format!("must be between 24 and 65536 bits, got {bits}"),
-                ));
-            }
-            Some(bits as u32)
-        }
-        None => None,
-    };
+    let precision = args.precision.as_deref().map(precision_bits).transpose()?;
     let backend = match args.backend {
         BackendArg::Interval => {
             if precision.is_some() {
@@ -413,4 +415,49 @@ pub fn tv_radius(text: &str) -> Result<Rational> {
         ));
     }
     Ok(eta)
+}
+
+/// The Berry–Esseen diagnostic's λ list, comparison scale, Skellam π and backend.
+pub fn berry_esseen_query(
+    args: &BerryEsseenArgs,
+) -> Result<(Vec<Rational>, Scale, Option<Rational>, Backend)> {
+    let lambdas = rational_list("--lambda", &args.lambda)?;
+    let max = crate::limits::lattice::MAX_INTENSITY;
+    if let Some(bad) = lambdas.iter().find(|l| **l <= 0 || **l > max) {
+        return Err(Error::argument(
+            "--lambda",
+            format!(
+                "each λ must lie in (0, {max}], got {}",
+                crate::enclosure::exact_string(bad)
+            ),
+        ));
+    }
+    let scale = match (&args.eps, &args.t) {
+        (Some(e), _) => Scale::Fixed(thresholds(Some(e), None)?),
+        (None, Some(t)) => {
+            let ts = rational_list("--t", t)?;
+            if ts.iter().any(|t| *t < 0 || *t > 1000) {
+                return Err(Error::argument("--t", "values must lie in [0, 1000]"));
+            }
+            Scale::Local(ts)
+        }
+        (None, None) => return Err(Error::argument("--eps", "give --eps or --t")),
+    };
+    let pi = match &args.pi {
+        None => None,
+        Some(text) => {
+            let p = rational("--pi", text)?;
+            if p <= 0 || p >= 1 {
+                return Err(Error::argument("--pi", "must lie strictly between 0 and 1"));
+            }
+            Some(p)
+        }
+    };
+    let backend = match &args.precision {
+        None => Backend::Interval,
+        Some(p) => Backend::Mpfr {
+            precision: precision_bits(p)?,
+        },
+    };
+    Ok((lambdas, scale, pi, backend))
 }

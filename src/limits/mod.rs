@@ -3,6 +3,7 @@
 //! experiments themselves (Poisson, Skellam, compound-Poisson and Gaussian shifts) as certified
 //! pairs.
 
+pub mod berry_esseen;
 pub mod experiment;
 pub mod gaussian;
 pub mod lattice;
