@@ -110,7 +110,7 @@ pub fn berry_esseen(
                     format!("poisson-shift:lambda={}", exact_string(lambda)),
                 ),
                 Some(p) => {
-                    let a = Rational::from(1 - p.clone()) * lambda;
+                    let a = (1 - p.clone()) * lambda;
                     let b = Rational::from(p * lambda);
                     let name = format!(
                         "skellam-shift:a={},b={}",
