@@ -38,6 +38,10 @@ pub enum Command {
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
     /// result re-derived by independent routes.
     Verify(VerifyArgs),
+    /// A mechanism sequence against its Part III limit: the quotient geometry, which part of
+    /// Theorem 3.1 covers it, and per n the certified finite-n δ, the certified limit δ, their
+    /// gap and its observed order beside the proved one.
+    Limit(LimitArgs),
     /// Part III §8 diagnostic: the certified Poisson-shift (or Skellam-shift) curve against the
     /// Gaussian shift N(0,1) vs N(c,1), c = λ^{-1/2}, as λ grows: the enclosed gap, gap/c and the
     /// order observed (Theorem 8.1 proves O(c) with a constant that is not explicit).
@@ -45,6 +49,40 @@ pub enum Command {
     /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
     /// profile: checks that they agree and cover 0..n−1 exactly once.
     Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// The sequence W^(n): `binary-rr:exp_eps0=n/C`, `k-rr:k=K,exp_eps0=n/C`, or a TOML/JSON
+    /// file with w0, w1 entries "a" or ["a", "b"] meaning a + b/n.
+    #[arg(long, value_name = "SPEC")]
+    pub family: String,
+
+    /// Numbers of users, comma-separated (increasing).
+    #[arg(long, value_name = "N[,N…]")]
+    pub n: String,
+
+    /// The composition rule: fixed:K (k_n = K), complement:K (k_n = n − 1 − K), fraction:P
+    /// (k_n = ⌊Pn⌋) or power:A (k_n = ⌊n^A⌋).
+    #[arg(long, value_name = "RULE", default_value = "fixed:0")]
+    pub k_rule: String,
+
+    /// ε values (exact decimals ≥ 0), comma-separated.
+    #[arg(
+        long,
+        value_name = "E[,E…]",
+        required_unless_present = "exp_eps",
+        allow_hyphen_values = true
+    )]
+    pub eps: Option<String>,
+
+    /// e^ε values given directly as rationals ≥ 1, comma-separated.
+    #[arg(long, value_name = "C[,C…]", allow_hyphen_values = true)]
+    pub exp_eps: Option<String>,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -167,6 +167,18 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::divergences_text(&query, &computed),
             ))
         }
+        Command::Limit(a) => {
+            let sequence = crate::limits::sequence::load_sequence(&a.family)?;
+            let rule = crate::limits::sequence::KRule::parse(&a.k_rule)?;
+            let ns = validate::increasing_sizes(&a.n)?;
+            let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
+            let study = crate::limits::study::study(sequence, rule, &ns, thresholds)?;
+            plain(render(
+                a.json,
+                || output::limit_json(&study),
+                || output::limit_text(&study),
+            ))
+        }
         Command::BerryEsseen(a) => {
             let (lambdas, scale, pi, backend) = validate::berry_esseen_query(a)?;
             let escalate = matches!(backend, crate::query::Backend::Interval).then_some(1e-9);

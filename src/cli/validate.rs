@@ -461,3 +461,18 @@ pub fn berry_esseen_query(
     };
     Ok((lambdas, scale, pi, backend))
 }
+
+/// `--n N1,N2,…` for `limit`: at least one, each ≥ 1, strictly increasing.
+pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
+    let ns = text
+        .split(',')
+        .map(|s| whole("--n", s))
+        .collect::<Result<Vec<u64>>>()?;
+    if ns.contains(&0) {
+        return Err(Error::argument("--n", "every n must be at least 1"));
+    }
+    if ns.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::argument("--n", "list the sizes in increasing order"));
+    }
+    Ok(ns)
+}

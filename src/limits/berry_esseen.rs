@@ -41,7 +41,7 @@ impl BerryEsseenRow {
 }
 
 /// `|a − b|` for enclosures `a`, `b`, enclosed.
-fn distance(a: &Enclosure, b: &Enclosure) -> Enclosure {
+pub(crate) fn distance(a: &Enclosure, b: &Enclosure) -> Enclosure {
     let diff = |x: &Endpoint, y: &Endpoint| match (x.finite(), y.finite()) {
         (Some(x), Some(y)) => Endpoint::Finite(Rational::from(x - y)),
         _ => Endpoint::PosInf,

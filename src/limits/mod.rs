@@ -6,5 +6,8 @@
 pub mod berry_esseen;
 pub mod experiment;
 pub mod gaussian;
+pub mod geometry;
 pub mod lattice;
+pub mod sequence;
+pub mod study;
 pub mod tv;

@@ -115,6 +115,16 @@ pub fn barbour_hall(ps: &[Rational]) -> Rational {
     at_most_one(one_minus_exp_neg_up(&lambda) / lambda * squares)
 }
 
+/// Barbour–Hall for `Bin(m, p)`: `TV(Bin(m, p), Poi(mp)) ≤ (1 − e^{−mp})·p` (the bound of
+/// [`barbour_hall`] with m equal probabilities, without listing them).
+pub fn barbour_hall_binomial(m: u64, p: &Rational) -> Rational {
+    let lambda = Rational::from(p * m);
+    if lambda == 0 {
+        return Rational::new();
+    }
+    at_most_one(one_minus_exp_neg_up(&lambda) * p)
+}
+
 /// The per-trial bound of Part III §5 (Step 4): m independent trials, each landing in a set of
 /// rare categories with total probability p, against independent Poisson counts with means
 /// `m·W(w)`: `TV ≤ m·p·(1 − e^{−p})`, since one trial is at TV `p(1 − e^{−p})` from its

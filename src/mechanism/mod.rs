@@ -8,7 +8,7 @@ mod family;
 pub(crate) mod parse;
 mod reduce;
 
-pub use family::Family;
+pub use family::{Family, LocalParameter};
 pub use parse::{load_mechanism, mechanism_from_text, parse_family_string};
 pub use reduce::Reduction;
 

@@ -1,8 +1,11 @@
-//! Reports of the Part III limit layer: the boundary Berry–Esseen diagnostic.
+//! Reports of the Part III limit layer: `limit` (a sequence against its limit) and the
+//! boundary Berry–Esseen diagnostic.
 
 use super::table;
-use crate::enclosure::{Enclosure, exact_string};
-use crate::limits::berry_esseen::{BerryEsseenRow, observed_order};
+use crate::enclosure::{Enclosure, bound_text, exact_string};
+use crate::limits::berry_esseen::{self, BerryEsseenRow};
+use crate::limits::study::{Study, observed_order};
+use rug::Rational;
 use serde_json::{Value, json};
 
 const BERRY_ESSEEN_SCOPE: &str = "Part III Theorem 8.1 / Corollary 8.2: |delta_lattice(eps) - delta_Gauss(eps)| <= C_eps * c, c = lambda^(-1/2); \
@@ -15,7 +18,7 @@ fn short(e: &Enclosure) -> String {
 /// The order observed at threshold `t` between row `i − 1` and row `i`.
 fn order_text(rows: &[BerryEsseenRow], i: usize, t: usize) -> Option<f64> {
     (i > 0)
-        .then(|| observed_order(&rows[i - 1], &rows[i], t))
+        .then(|| berry_esseen::observed_order(&rows[i - 1], &rows[i], t))
         .flatten()
 }
 
@@ -88,4 +91,277 @@ pub fn berry_esseen_text(rows: &[BerryEsseenRow], skellam_pi: Option<&rug::Ratio
         &body,
     );
     s
+}
+
+fn vector(v: &[Rational]) -> String {
+    format!(
+        "({})",
+        v.iter().map(exact_string).collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn vector_json(v: &[Rational]) -> Value {
+    v.iter().map(exact_string).collect()
+}
+
+fn matrix_json(m: &[Vec<Rational>]) -> Value {
+    m.iter().map(|r| vector_json(r)).collect()
+}
+
+fn set(s: &[usize]) -> String {
+    format!(
+        "{{{}}}",
+        s.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+const DIRECTIONS: [&str; 2] = ["qp", "pq"];
+
+/// The geometry of a study as JSON.
+fn geometry_json(s: &Study) -> Value {
+    let g = &s.geometry;
+    json!({
+        "d": g.d,
+        "pi": exact_string(&g.pi),
+        "dominant_sets": [g.dominant[0], g.dominant[1]],
+        "dominant_laws": [vector_json(&g.p[0]), vector_json(&g.p[1])],
+        "rare_intensities": [vector_json(&g.alpha[0]), vector_json(&g.alpha[1])],
+        "mu": [vector_json(&g.mu[0]), vector_json(&g.mu[1])],
+        "dim_m0": g.dims[0],
+        "dim_m1": g.dims[1],
+        "dim_m": g.dims[2],
+        "projection_g": matrix_json(&g.pi_g),
+        "projection_j": matrix_json(&g.pi_j),
+        "components": g.components,
+        "atoms": g.atoms.iter().map(|a| vector_json(a)).collect::<Vec<_>>(),
+        "delta_shift": vector_json(&g.delta),
+        "jumps": g.jumps.iter().map(|j| json!({
+            "group": j.group, "output": j.output,
+            "vector": vector_json(&j.vector), "intensity": exact_string(&j.intensity),
+        })).collect::<Vec<_>>(),
+        "levy_measure_atoms": g.nu().len(),
+        "sigma": matrix_json(&g.sigma),
+        "overlap": format!("{:?}", g.overlap()).to_lowercase(),
+        "specialisation": g.specialisation(),
+        "compatible_theorem_7_3": g.compatible(),
+    })
+}
+
+/// `limit` as JSON.
+pub fn limit_json(s: &Study) -> Value {
+    let c = &s.coverage;
+    json!({
+        "command": "limit",
+        "sequence": s.sequence.name,
+        "k_rule": s.rule.text(),
+        "geometry": geometry_json(s),
+        "regime": format!("{:?}", c.regime),
+        "theorem_3_1_iii_part": c.part,
+        "proved_order": c.order.map(|(o, src)| json!({"power_of_one_over_n": o, "source": src, "certified": false})),
+        "note": c.note,
+        "limit_on_reduced_alphabet": s.limit_on_reduced,
+        "thresholds": s.thresholds.iter().enumerate().map(|(t, th)| json!({
+            "eps": th.eps_text(),
+            "resonant": s.resonant[t],
+            "delta_limit_qp": s.limit.as_ref().map(|l| l[t].qp.to_json()),
+            "delta_limit_pq": s.limit.as_ref().map(|l| l[t].pq.to_json()),
+        })).collect::<Vec<_>>(),
+        "rows": s.rows.iter().enumerate().map(|(i, r)| json!({
+            "n": r.n,
+            "k": r.k,
+            "results": r.finite.iter().enumerate().map(|(t, f)| {
+                let mut v = json!({
+                    "eps": f.threshold.eps_text(),
+                    "delta_qp": f.qp.to_json(),
+                    "delta_pq": f.pq.to_json(),
+                });
+                if !r.gap.is_empty() {
+                    for (d, dir) in DIRECTIONS.iter().enumerate() {
+                        let g = &r.gap[t][d];
+                        v[format!("gap_{dir}")] = g.to_json();
+                        v[format!("n_gap_{dir}")] = json!(g.mid_f64() * r.n as f64);
+                        v[format!("sqrt_n_gap_{dir}")] = json!(g.mid_f64() * (r.n as f64).sqrt());
+                        v[format!("observed_order_{dir}")] = json!(observed_order(&s.rows, i, t, d));
+                    }
+                }
+                if let Some((_, widened)) = &r.transfer {
+                    v["from_limit_qp"] = widened[t][0].to_json();
+                    v["from_limit_pq"] = widened[t][1].to_json();
+                }
+                v
+            }).collect::<Vec<_>>(),
+            "theorem_7_2_auxiliary": r.auxiliary.iter().map(|a| json!({
+                "block": a.block, "m": a.m, "p": exact_string(&a.p), "q": exact_string(&a.q),
+                "tv": a.tv.to_json(),
+                "sqrt_n_tv": a.tv.mid_f64() * (r.n as f64).sqrt(),
+            })).collect::<Vec<_>>(),
+            "tv_budget": r.transfer.as_ref().map(|(b, _)| json!({
+                "tv_p": bound_text(&b.tv_p), "tv_q": bound_text(&b.tv_q),
+            })),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `limit` as text.
+pub fn limit_text(s: &Study) -> String {
+    let g = &s.geometry;
+    let c = &s.coverage;
+    let mut out = format!(
+        "shufflecert limit: {} (d = {}), k-rule {} (π = {})\n",
+        s.sequence.name,
+        g.d,
+        s.rule.text(),
+        exact_string(&g.pi)
+    );
+    out += "geometry (Part III Definition 2.10, exact):\n";
+    for b in 0..2 {
+        out += &format!(
+            "  D{b} = {}  p{b} = {}  α{b} = {}\n",
+            set(&g.dominant[b]),
+            vector(&g.p[b]),
+            vector(&g.alpha[b])
+        );
+    }
+    out += &format!(
+        "  dim M0 = {}, dim M1 = {}, dim M = {}; components {}; atoms {}\n",
+        g.dims[0],
+        g.dims[1],
+        g.dims[2],
+        g.components
+            .iter()
+            .map(|c| set(c))
+            .collect::<Vec<_>>()
+            .join(" "),
+        g.atoms
+            .iter()
+            .map(|a| vector(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    out += &format!("  Δ = {}\n", vector(&g.delta));
+    for j in g.nu() {
+        out += &format!(
+            "  ν: {} at j_{{{},{}}} = {}\n",
+            exact_string(&j.intensity),
+            j.group,
+            j.output,
+            vector(&j.vector)
+        );
+    }
+    if g.dims[2] > 0 && g.d <= 8 {
+        out += &format!(
+            "  Σ = [{}]\n",
+            g.sigma
+                .iter()
+                .map(|r| vector(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out += &format!(
+        "case: {}, {}; regime: {:?}; Theorem 3.1(iii): {}\n",
+        format!("{:?}", g.overlap()).to_lowercase(),
+        g.specialisation(),
+        c.regime,
+        c.part.unwrap_or("not covered")
+    );
+    out += &format!(
+        "proved order: {} — {}\n",
+        c.order.map_or("none".to_string(), |(o, src)| format!(
+            "|δ_n − δ_∞| = O(n^-{o}) ({src})"
+        )),
+        c.note
+    );
+    if s.limit_on_reduced {
+        out += "the limit pair was computed on the sufficiency-reduced alphabet (same finite-n curves)\n";
+    }
+    for (t, th) in s.thresholds.iter().enumerate() {
+        if s.resonant[t] {
+            out += &format!(
+                "ε = {} is resonant: a limit likelihood ratio equals e^(±ε); convergence there can be slower\n",
+                th.eps_text()
+            );
+        }
+    }
+    out += "every [lo, hi] is certified; n·gap, √n·gap and the observed order are observations\n\n";
+    let mut body = Vec::new();
+    for (t, th) in s.thresholds.iter().enumerate() {
+        for (d, dir) in DIRECTIONS.iter().enumerate() {
+            let lim = s
+                .limit
+                .as_ref()
+                .map(|l| if d == 0 { &l[t].qp } else { &l[t].pq });
+            for (i, r) in s.rows.iter().enumerate() {
+                let f = if d == 0 {
+                    &r.finite[t].qp
+                } else {
+                    &r.finite[t].pq
+                };
+                let (gap, ngap, order) = match r.gap.get(t) {
+                    Some(g) => (
+                        g[d].short(4),
+                        format!("{:.4}", g[d].mid_f64() * r.n as f64),
+                        observed_order(&s.rows, i, t, d).map_or("-".into(), |o| format!("{o:.2}")),
+                    ),
+                    None => ("-".into(), "-".into(), "-".into()),
+                };
+                let from_limit = r
+                    .transfer
+                    .as_ref()
+                    .map_or("-".to_string(), |(_, w)| w[t][d].short(4));
+                body.push(vec![
+                    th.eps_text(),
+                    dir.to_string(),
+                    r.n.to_string(),
+                    r.k.to_string(),
+                    f.short(6),
+                    lim.map_or("-".into(), |l| l.short(6)),
+                    gap,
+                    ngap,
+                    order,
+                    from_limit,
+                ]);
+            }
+        }
+    }
+    out += &table(
+        &[
+            "eps",
+            "dir",
+            "n",
+            "k",
+            "delta_n",
+            "delta_limit",
+            "gap",
+            "n*gap",
+            "order",
+            "delta_n from limit + TV budget",
+        ],
+        &body,
+    );
+    let aux: Vec<Vec<String>> = s
+        .rows
+        .iter()
+        .flat_map(|r| {
+            r.auxiliary.iter().map(move |a| {
+                vec![
+                    r.n.to_string(),
+                    format!("D{}", a.block),
+                    a.m.to_string(),
+                    exact_string(&a.p),
+                    exact_string(&a.q),
+                    a.tv.short(6),
+                    format!("{:.4}", a.tv.mid_f64() * (r.n as f64).sqrt()),
+                ]
+            })
+        })
+        .collect();
+    if !aux.is_empty() {
+        out += "\nTheorem 7.2's auxiliary comparison on one cross message: TV(S + Ber(q), S + Ber(p)), S ~ Bin(m, p) (Theorem 7.1, certified)\n";
+        out += &table(&["n", "block", "m", "p", "q", "TV", "sqrt(n)*TV"], &aux);
+    }
+    out
 }

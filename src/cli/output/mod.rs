@@ -55,7 +55,7 @@ pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> 
     })
 }
 pub use compare::{compare_json, compare_text};
-pub use limit::{berry_esseen_json, berry_esseen_text};
+pub use limit::{berry_esseen_json, berry_esseen_text, limit_json, limit_text};
 pub use profile::{profile_json, profile_text};
 pub use tv::{tv_ball_json, tv_ball_text};
 

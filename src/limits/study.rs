@@ -1,0 +1,321 @@
+//! `shufflecert limit`: a mechanism sequence against its Part III limit.  For each n, the
+//! certified finite-n δ (pair engine) beside the certified limit δ of the projected jump
+//! experiment `(L(J), L(J + Δ))`, their enclosed gap, `n·gap`, `√n·gap` and the order observed
+//! between consecutive n, next to the order the paper proves (a prediction: its constants are
+//! not explicit).
+//!
+//! For single-dominant sequences (`|D_0| = |D_1| = 1`, so `Π_J = I`) the centered histogram is
+//! exactly `Σ_b Σ_{y rare} X_{b,y} j_{b,y}` (plus Δ under Q), with `X_b` the multinomial rare
+//! counts of group b, while the limit replaces them by independent Poisson counts.  A TV budget
+//! for that replacement (Barbour–Hall for one rare output, the per-trial bound of Part III §5
+//! otherwise, plus the Poisson mean perturbation) turns the limit curve into a certified
+//! enclosure of the finite-n δ by Lemma 2.4 — Deliver 1(b), checked against the exact value.
+
+use super::experiment::{ExperimentQuery, LimitExperiment, Model, answer};
+use super::geometry::{Coverage, Geometry, coverage};
+use super::lattice;
+use super::sequence::{KRule, MechanismSequence};
+use super::tv::{
+    barbour_hall_binomial, curve_transfer, per_trial_poisson, poisson_mean_perturbation,
+};
+use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::arith::{Scalar, Transcendental};
+use crate::enclosure::Enclosure;
+use crate::error::{Error, Result};
+use crate::exact::pair::PairOptions;
+use crate::query::{Backend, DeltaJob, DeltaRow, PairQuery, Threshold};
+use rug::Rational;
+use serde_json::json;
+
+/// A TV budget from the finite-n pair to the limit pair: `TV(P_n, P_∞) ≤ tv_p`,
+/// `TV(Q_n, Q_∞) ≤ tv_q`.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub tv_p: Rational,
+    pub tv_q: Rational,
+}
+
+/// One n of the study.
+#[derive(Clone, Debug)]
+pub struct StudyRow {
+    pub n: u64,
+    pub k: u64,
+    /// The certified finite-n δ at each threshold, both directions.
+    pub finite: Vec<DeltaRow>,
+    /// `|δ_n − δ_∞|` per threshold, `[qp, pq]`, enclosed (empty when no limit is printed).
+    pub gap: Vec<[Enclosure; 2]>,
+    /// The TV budget and the limit-based enclosure of δ_n `[qp, pq]` (single-dominant only).
+    pub transfer: Option<(Budget, Vec<[Enclosure; 2]>)>,
+    /// Theorem 7.2's auxiliary comparison in each two-output dominant block reached by cross
+    /// messages.
+    pub auxiliary: Vec<Auxiliary>,
+}
+
+/// The auxiliary comparison of Theorem 7.2 in block `D_b` (disjoint, `|D_b| = 2`): on the
+/// event of one cross message, the block is `S + Ber(q)` in the true experiment and
+/// `S + Ber(p)` in the common-factor one, `S ~ Bin(m, p)` with m the native users, p the
+/// native split and q the cross split; Theorem 7.1 gives `TV = |q − p| max_j P(S = j)` exactly.
+#[derive(Clone, Debug)]
+pub struct Auxiliary {
+    pub block: usize,
+    pub m: u64,
+    pub p: Rational,
+    pub q: Rational,
+    pub tv: Enclosure,
+}
+
+/// The auxiliary comparisons at (n, k) (see [`Auxiliary`]).
+fn auxiliary(g: &Geometry, n: u64, k: u64) -> Vec<Auxiliary> {
+    if g.overlap() != super::geometry::Overlap::Disjoint {
+        return Vec::new();
+    }
+    (0..2)
+        .filter_map(|b| {
+            let block = &g.dominant[b];
+            let cross: Rational = block.iter().map(|&y| g.alpha[1 - b][y].clone()).sum();
+            if block.len() != 2 || cross == 0 {
+                return None;
+            }
+            let m = if b == 0 { n - k } else { k };
+            let p = g.p[b][block[0]].clone();
+            let q = Rational::from(&g.alpha[1 - b][block[0]] / &cross);
+            let tv =
+                super::tv::binomial_plus_bernoulli_tv::<inari::Interval>(m as usize, &p, &q, &());
+            Some(Auxiliary {
+                block: b,
+                m,
+                p,
+                q,
+                tv,
+            })
+        })
+        .collect()
+}
+
+/// The whole study.
+#[derive(Clone, Debug)]
+pub struct Study {
+    pub sequence: MechanismSequence,
+    pub rule: KRule,
+    pub geometry: Geometry,
+    pub coverage: Coverage,
+    pub thresholds: Vec<Threshold>,
+    /// The limit δ per threshold (None when Theorem 3.1(iii) does not cover the sequence).
+    pub limit: Option<Vec<DeltaRow>>,
+    /// True when the limit pair was computed on the sufficiency-reduced alphabet.
+    pub limit_on_reduced: bool,
+    /// Per threshold: a limit likelihood ratio equals `e^{±ε}` within 2^-200 (resonant ε).
+    pub resonant: Vec<bool>,
+    pub rows: Vec<StudyRow>,
+}
+
+/// `max(|a − b|)` over the two enclosures' points, enclosed.
+fn gap(a: &Enclosure, b: &Enclosure) -> Enclosure {
+    super::berry_esseen::distance(a, b)
+}
+
+/// The limit pair's δ at the thresholds (interval backend with escalation).
+fn limit_curve(g: &Geometry, thresholds: &[Threshold]) -> Result<Vec<DeltaRow>> {
+    let query = ExperimentQuery {
+        experiment: LimitExperiment {
+            name: "projected jump limit (L(J), L(J + Δ))".into(),
+            kind: "compound-poisson",
+            model: Model::Lattice(g.limit_pair()?),
+            parameters: json!({}),
+        },
+        backend: Backend::Interval,
+        escalate_above: Some(1e-9),
+    };
+    Ok(answer(
+        &query,
+        &DeltaJob {
+            thresholds: thresholds.to_vec(),
+        },
+    )?
+    .result)
+}
+
+/// Whether some likelihood ratio of the limit pair equals `e^{±ε}` within 2^-200, per
+/// threshold (computed in 256-bit MPFR).
+fn resonances(g: &Geometry, thresholds: &[Threshold]) -> Result<Vec<bool>> {
+    let ctx = MpfrCtx { precision: 256 };
+    let law = lattice::pair_law::<MpfrInterval>(&g.limit_pair()?, &ctx)?;
+    let ratios: Vec<MpfrInterval> = law
+        .p
+        .iter()
+        .zip(&law.q)
+        .filter(|(p, q)| !p.is_exact_zero() && !q.is_exact_zero())
+        .map(|(p, q)| q.div(p))
+        .collect();
+    let tolerance = rug::Float::with_val(256, rug::Float::i_exp(1, -200));
+    Ok(thresholds
+        .iter()
+        .map(|t| {
+            let c = match t {
+                Threshold::Eps(e) => MpfrInterval::from_rational(e, &ctx).exp(),
+                Threshold::ExpEps(c) => MpfrInterval::from_rational(c, &ctx),
+            };
+            let inv = MpfrInterval::one(&ctx).div(&c);
+            ratios.iter().any(|r| {
+                [&c, &inv].iter().any(|x| {
+                    let d = r.sub(x);
+                    let m = d.lo().clone().abs().max(&d.hi().clone().abs());
+                    (d.lo() <= &0 && d.hi() >= &0) || m <= tolerance.clone() * r.hi()
+                })
+            })
+        })
+        .collect())
+}
+
+/// The TV budget of the single-dominant replacement at (n, k) (module doc), or `None` when
+/// the sequence is not single-dominant.
+pub fn single_dominant_budget(
+    g: &Geometry,
+    seq: &MechanismSequence,
+    n: u64,
+    k: u64,
+) -> Result<Option<Budget>> {
+    if g.dominant.iter().any(|d| d.len() != 1) {
+        return Ok(None);
+    }
+    let rows = seq
+        .at(n)?
+        .rational_rows()
+        .ok_or_else(|| Error::Internal("a sequence's mechanism has rational rows".into()))?;
+    let weight = [Rational::from(1 - g.pi.clone()), g.pi.clone()];
+    let group_tv = |b: usize, m: u64| -> Rational {
+        let rare: Vec<usize> = (0..g.d).filter(|y| !g.dominant[b].contains(y)).collect();
+        let total: Rational = rare.iter().map(|&y| rows[b][y].clone()).sum();
+        let approximation = if rare.len() == 1 {
+            barbour_hall_binomial(m, &total)
+        } else {
+            per_trial_poisson(m, &total)
+        };
+        let perturbation: Rational = rare
+            .iter()
+            .map(|&y| {
+                poisson_mean_perturbation(
+                    &Rational::from(&rows[b][y] * m),
+                    &Rational::from(&weight[b] * &g.alpha[b][y]),
+                )
+            })
+            .sum();
+        approximation + perturbation
+    };
+    let cap = |x: Rational| x.min(Rational::from(1));
+    Ok(Some(Budget {
+        tv_p: cap(group_tv(0, n - k) + group_tv(1, k)),
+        tv_q: cap(group_tv(0, n - k - 1) + group_tv(1, k + 1)),
+    }))
+}
+
+/// Runs the study at each n.
+pub fn study(
+    sequence: MechanismSequence,
+    rule: KRule,
+    ns: &[u64],
+    thresholds: Vec<Threshold>,
+) -> Result<Study> {
+    let geometry = Geometry::of(&sequence, &rule.pi())?;
+    let cover = coverage(&geometry, &rule);
+    let (mut limit, mut limit_on_reduced, mut resonant) =
+        (None, false, vec![false; thresholds.len()]);
+    if cover.part.is_some() {
+        // The limit pair of the sequence as given; when its jump field is too large, that of
+        // the sufficiency-reduced sequence (same finite-n curves), if Theorem 3.1 covers it too.
+        let (rows, used, reduced) = match limit_curve(&geometry, &thresholds) {
+            Ok(rows) => (rows, geometry.clone(), false),
+            Err(e) => {
+                let reduced = sequence.reduced().ok_or(e)?;
+                let g = Geometry::of(&reduced, &rule.pi())?;
+                if coverage(&g, &rule).part.is_none() {
+                    return Err(Error::argument(
+                        "--family",
+                        "the limit jump field is too large, and the reduced sequence is not covered by Theorem 3.1",
+                    ));
+                }
+                (limit_curve(&g, &thresholds)?, g, true)
+            }
+        };
+        resonant = resonances(&used, &thresholds)?;
+        limit = Some(rows);
+        limit_on_reduced = reduced;
+    }
+    let mut rows = Vec::new();
+    for &n in ns {
+        let k = rule.k(n)?;
+        let query = PairQuery {
+            mechanism: sequence.at(n)?,
+            n,
+            k,
+            options: PairOptions::default(),
+            backend: Backend::Interval,
+            exact_ctx: Default::default(),
+            escalate_above: Some(1e-9),
+        };
+        let finite = crate::query::answer(
+            &query,
+            &DeltaJob {
+                thresholds: thresholds.clone(),
+            },
+        )?
+        .result;
+        let gaps = match &limit {
+            Some(l) => finite
+                .iter()
+                .zip(l)
+                .map(|(f, l)| [gap(&f.qp, &l.qp), gap(&f.pq, &l.pq)])
+                .collect(),
+            None => Vec::new(),
+        };
+        let transfer = match (&limit, limit_on_reduced) {
+            (Some(l), false) => single_dominant_budget(&geometry, &sequence, n, k)?.map(|budget| {
+                let widened = l
+                    .iter()
+                    .map(|row| {
+                        let c = row.threshold.exp_upper_bound();
+                        [
+                            curve_transfer(&row.qp, &budget.tv_q, &budget.tv_p, &c).0,
+                            curve_transfer(&row.pq, &budget.tv_p, &budget.tv_q, &c).0,
+                        ]
+                    })
+                    .collect();
+                (budget, widened)
+            }),
+            _ => None,
+        };
+        rows.push(StudyRow {
+            n,
+            k,
+            finite,
+            gap: gaps,
+            transfer,
+            auxiliary: auxiliary(&geometry, n, k),
+        });
+    }
+    Ok(Study {
+        sequence,
+        rule,
+        geometry,
+        coverage: cover,
+        thresholds,
+        limit,
+        limit_on_reduced,
+        resonant,
+        rows,
+    })
+}
+
+/// The order `−log(gap_i/gap_j)/log(n_i/n_j)` observed between rows `j = i − 1` and i at
+/// threshold t in direction dir (`None` when a gap is not resolved away from 0).
+pub fn observed_order(rows: &[StudyRow], i: usize, t: usize, dir: usize) -> Option<f64> {
+    if i == 0 || rows[i].gap.is_empty() {
+        return None;
+    }
+    let (a, b) = (&rows[i - 1], &rows[i]);
+    let (ga, gb) = (&a.gap[t][dir], &b.gap[t][dir]);
+    if ga.lo().to_f64() <= 0.0 || gb.lo().to_f64() <= 0.0 {
+        return None;
+    }
+    Some(-(gb.mid_f64() / ga.mid_f64()).ln() / (b.n as f64 / a.n as f64).ln())
+}
