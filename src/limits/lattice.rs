@@ -40,8 +40,8 @@ pub struct CompoundPoisson {
 /// Gaussian shift is then the relevant limit, Part III §8).
 pub const MAX_INTENSITY: u64 = 10_000_000;
 
-/// The largest number of lattice states (and of convolution steps) built.
-const MAX_STATES: f64 = 2.0e7;
+/// The largest number of convolution steps (points × window length) of one jump.
+const MAX_STATES: f64 = 5.0e7;
 
 impl CompoundPoisson {
     /// Validates the jumps and the shift (`source` names the experiment in errors).
@@ -180,12 +180,26 @@ fn jump_field<S: Scalar>(
     jumps: &[(Vec<i64>, WindowLaw<S>)],
     dim: usize,
     ctx: &S::Ctx,
-) -> Vec<(Vec<i64>, S)> {
+) -> Result<Vec<(Vec<i64>, S)>> {
+    // Each convolution step costs (points so far) × (window length); refused past MAX_STATES.
+    let check = |points: usize, window: usize| -> Result<()> {
+        let work = points as f64 * window as f64;
+        if work > MAX_STATES {
+            return Err(Error::argument(
+                "--experiment",
+                format!(
+                    "the jump field needs about {work:.1e} convolution steps (at most {MAX_STATES:.0e}); use fewer or smaller intensities"
+                ),
+            ));
+        }
+        Ok(())
+    };
     if dim == 1 {
         // Dense: J takes integer values in [lo, lo + len).
         let mut lo = 0i64;
         let mut values = vec![S::one(ctx)];
         for (v, w) in jumps {
+            check(values.len(), w.values.len())?;
             let step = v[0];
             let first = step * w.start as i64;
             let last = step * (w.start + w.values.len() - 1) as i64;
@@ -204,15 +218,16 @@ fn jump_field<S: Scalar>(
             lo = new_lo;
             values = out;
         }
-        return values
+        return Ok(values
             .into_iter()
             .enumerate()
             .filter(|(_, x)| !x.is_exact_zero())
             .map(|(i, x)| (vec![lo + i as i64], x))
-            .collect();
+            .collect());
     }
     let mut field: HashMap<Vec<i64>, S> = HashMap::from([(vec![0; dim], S::one(ctx))]);
     for (v, w) in jumps {
+        check(field.len(), w.values.len())?;
         let mut next: HashMap<Vec<i64>, S> = HashMap::with_capacity(field.len() * 2);
         for (x, px) in &field {
             for (c, y) in w.values.iter().enumerate() {
@@ -225,7 +240,7 @@ fn jump_field<S: Scalar>(
         }
         field = next;
     }
-    field.into_iter().collect()
+    Ok(field.into_iter().collect())
 }
 
 /// True when `y` is certainly outside the support of J: some coordinate has the wrong sign for
@@ -272,16 +287,7 @@ pub fn pair_law<S: Scalar>(cp: &CompoundPoisson, ctx: &S::Ctx) -> Result<PairLaw
         .iter()
         .map(|(v, l)| (v.clone(), poisson_window::<S>(l, window_bits, ctx)))
         .collect();
-    let size: f64 = windows.iter().map(|(_, w)| w.values.len() as f64).product();
-    if size > MAX_STATES {
-        return Err(Error::argument(
-            "--experiment",
-            format!(
-                "the jump field would need about {size:.1e} lattice states (at most {MAX_STATES:.0e}); use fewer or smaller intensities"
-            ),
-        ));
-    }
-    let field = jump_field(&windows, dim, ctx);
+    let field = jump_field(&windows, dim, ctx)?;
     // Per-point slack (module doc) and the mass of every combination with a count outside its
     // window.
     let outside: Rational = windows.iter().map(|(_, w)| w.omitted.clone()).sum();

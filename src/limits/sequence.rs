@@ -31,10 +31,15 @@ pub enum SequenceKind {
     Affine,
     /// A randomized-response family with `e^{ε0} = n/c`.
     Family { family: Family, c: Rational },
+    /// Another sequence with outputs merged: output j sums `classes[j]` of the original.
+    Merged {
+        original: Box<MechanismSequence>,
+        classes: Vec<Vec<usize>>,
+    },
 }
 
 /// A mechanism sequence with its first-order expansion.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MechanismSequence {
     pub name: String,
     pub kind: SequenceKind,
@@ -63,6 +68,18 @@ impl MechanismSequence {
                     )));
                 }
                 family.mechanism(&self.name, self.name.clone(), LocalParameter::ExpEps0(a))
+            }
+            SequenceKind::Merged { original, classes } => {
+                let rows = original.at(n)?.rational_rows().ok_or_else(|| {
+                    Error::Internal("a sequence's mechanism has rational rows".into())
+                })?;
+                let merged = [0, 1].map(|b| {
+                    classes
+                        .iter()
+                        .map(|c| Entry::Exact(c.iter().map(|&y| rows[b][y].clone()).sum()))
+                        .collect::<Vec<_>>()
+                });
+                Mechanism::new(&self.name, self.name.clone(), None, merged, None)
             }
             SequenceKind::Affine => {
                 let rows = self.expansion.clone().map(|row| {
@@ -94,8 +111,8 @@ impl MechanismSequence {
     /// summed) and outputs with `W0 = W1 = 0` dropped; `None` when nothing changes.  For the
     /// expansion `a + b/x`, `x = n`, two outputs have identical ratios when
     /// `(a1 + b1 x)(a0' + b0' x) ≡ (a1' + b1' x)(a0 + b0 x)` as polynomials in `x = 1/n`.  Every
-    /// finite-n curve is unchanged (sufficiency, proofs-notes/sufficiency-reduction.md).  The
-    /// merged sequence is [`SequenceKind::Affine`] on the expansion (only its geometry is used).
+    /// finite-n curve is unchanged (sufficiency, proofs-notes/sufficiency-reduction.md); the
+    /// merged sequence evaluates exactly by summing the original's rows.
     pub fn reduced(&self) -> Option<MechanismSequence> {
         let e = &self.expansion;
         let zero = |y: usize| (0..2).all(|b| e[b][y].0 == 0 && e[b][y].1 == 0);
@@ -128,10 +145,14 @@ impl MechanismSequence {
                 })
                 .collect::<Vec<_>>()
         };
+        let expansion = [row(0), row(1)];
         Some(MechanismSequence {
             name: format!("{} (reduced)", self.name),
-            kind: SequenceKind::Affine,
-            expansion: [row(0), row(1)],
+            kind: SequenceKind::Merged {
+                original: Box::new(self.clone()),
+                classes,
+            },
+            expansion,
         })
     }
 }
@@ -456,6 +477,9 @@ mod tests {
         let r = s.reduced().unwrap();
         assert_eq!(r.d(), 3);
         assert_eq!(r.expansion[0][2], (Rational::new(), Rational::from(6)));
+        // Exact at every n: e^eps0 = 50, W0 = (50, 1, 1, 1, 1)/54 merges to (50, 1, 3)/54.
+        let m = r.at(100).unwrap().rational_rows().unwrap();
+        assert_eq!(m[0][2], Rational::from((3, 54)));
         assert!(
             load_sequence("binary-rr:exp_eps0=n/2")
                 .unwrap()

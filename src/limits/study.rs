@@ -102,7 +102,8 @@ pub struct Study {
     pub thresholds: Vec<Threshold>,
     /// The limit δ per threshold (None when Theorem 3.1(iii) does not cover the sequence).
     pub limit: Option<Vec<DeltaRow>>,
-    /// True when the limit pair was computed on the sufficiency-reduced alphabet.
+    /// True when the limit pair and the transfer were computed on the sufficiency-reduced
+    /// alphabet.
     pub limit_on_reduced: bool,
     /// Per threshold: a limit likelihood ratio equals `e^{±ε}` within 2^-200 (resonant ε).
     pub resonant: Vec<bool>,
@@ -218,29 +219,23 @@ pub fn study(
 ) -> Result<Study> {
     let geometry = Geometry::of(&sequence, &rule.pi())?;
     let cover = coverage(&geometry, &rule);
-    let (mut limit, mut limit_on_reduced, mut resonant) =
-        (None, false, vec![false; thresholds.len()]);
-    if cover.part.is_some() {
-        // The limit pair of the sequence as given; when its jump field is too large, that of
-        // the sufficiency-reduced sequence (same finite-n curves), if Theorem 3.1 covers it too.
-        let (rows, used, reduced) = match limit_curve(&geometry, &thresholds) {
-            Ok(rows) => (rows, geometry.clone(), false),
-            Err(e) => {
-                let reduced = sequence.reduced().ok_or(e)?;
-                let g = Geometry::of(&reduced, &rule.pi())?;
-                if coverage(&g, &rule).part.is_none() {
-                    return Err(Error::argument(
-                        "--family",
-                        "the limit jump field is too large, and the reduced sequence is not covered by Theorem 3.1",
-                    ));
-                }
-                (limit_curve(&g, &thresholds)?, g, true)
-            }
-        };
-        resonant = resonances(&used, &thresholds)?;
-        limit = Some(rows);
-        limit_on_reduced = reduced;
-    }
+    // The limit pair and the TV transfer run on the sufficiency-reduced sequence when it is
+    // smaller and covered too (identical finite-n curves, fewer jumps); the geometry and its
+    // classification are reported for the sequence as given.
+    let working = sequence
+        .reduced()
+        .filter(|r| Geometry::of(r, &rule.pi()).is_ok_and(|g| coverage(&g, &rule).part.is_some()));
+    let limit_on_reduced = working.is_some();
+    let working = working.unwrap_or_else(|| sequence.clone());
+    let working_geometry = Geometry::of(&working, &rule.pi())?;
+    let (limit, resonant) = if cover.part.is_some() {
+        (
+            Some(limit_curve(&working_geometry, &thresholds)?),
+            resonances(&working_geometry, &thresholds)?,
+        )
+    } else {
+        (None, vec![false; thresholds.len()])
+    };
     let mut rows = Vec::new();
     for &n in ns {
         let k = rule.k(n)?;
@@ -268,8 +263,8 @@ pub fn study(
                 .collect(),
             None => Vec::new(),
         };
-        let transfer = match (&limit, limit_on_reduced) {
-            (Some(l), false) => single_dominant_budget(&geometry, &sequence, n, k)?.map(|budget| {
+        let transfer = match &limit {
+            Some(l) => single_dominant_budget(&working_geometry, &working, n, k)?.map(|budget| {
                 let widened = l
                     .iter()
                     .map(|row| {
@@ -282,7 +277,7 @@ pub fn study(
                     .collect();
                 (budget, widened)
             }),
-            _ => None,
+            None => None,
         };
         rows.push(StudyRow {
             n,
