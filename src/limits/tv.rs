@@ -319,7 +319,11 @@ mod tests {
                 assert!(tv_lo <= bound, "{tv_lo} > {bound}");
             }
             assert!(barbour_hall(&ps) <= le_cam_poisson(&ps));
+            // The closed form for m equal probabilities is the same bound.
+            assert_eq!(barbour_hall_binomial(m, &p), barbour_hall(&ps));
+            assert!(tv_lo <= barbour_hall_binomial(m, &p));
         }
+        assert_eq!(barbour_hall_binomial(7, &Rational::new()), 0);
         // Poisson means: TV(Poi(1), Poi(3/2)) ≤ 1 − e^{−1/2} ≈ 0.3935.
         let b = poisson_mean_perturbation(&q("1"), &q("3/2"));
         assert!(b > q("0.3934") && b < q("0.3936"));
