@@ -16,8 +16,7 @@ fn reference(text: &str) -> Enclosure {
         return Enclosure::pos_infinity();
     }
     let v = parse_rational(text).unwrap_or_else(|| panic!("reference {text}"));
-    let slack = Rational::from(v.clone().abs() / Rational::from(10u64.pow(15)))
-        / Rational::from(10u64.pow(14));
+    let slack = v.clone().abs() / Rational::from(10u64.pow(15)) / Rational::from(10u64.pow(14));
     Enclosure::from_rationals(Rational::from(&v - &slack), v + slack)
 }
 

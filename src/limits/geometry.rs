@@ -103,7 +103,7 @@ fn projection(d: usize, vectors: &[Vec<Rational>]) -> Matrix {
             u = u
                 .iter()
                 .zip(b)
-                .map(|(x, y)| Rational::from(x - Rational::from(&c * y)))
+                .map(|(x, y)| x - Rational::from(&c * y))
                 .collect();
         }
         if u.iter().any(|x| *x != 0) {
@@ -211,7 +211,7 @@ impl Geometry {
                 "the component formula for Δ disagrees with Π_J(μ1 − μ0)".into(),
             ));
         }
-        let weight = [Rational::from(1 - pi.clone()), pi.clone()];
+        let weight = [1 - pi.clone(), pi.clone()];
         let mut jumps = Vec::new();
         for b in 0..2 {
             for y in (0..d).filter(|y| !dominant[b].contains(y)) {

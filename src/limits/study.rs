@@ -183,7 +183,7 @@ pub fn single_dominant_budget(
         .at(n)?
         .rational_rows()
         .ok_or_else(|| Error::Internal("a sequence's mechanism has rational rows".into()))?;
-    let weight = [Rational::from(1 - g.pi.clone()), g.pi.clone()];
+    let weight = [1 - g.pi.clone(), g.pi.clone()];
     let group_tv = |b: usize, m: u64| -> Rational {
         let rare: Vec<usize> = (0..g.d).filter(|y| !g.dominant[b].contains(y)).collect();
         let total: Rational = rare.iter().map(|&y| rows[b][y].clone()).sum();
