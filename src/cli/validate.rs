@@ -288,14 +288,7 @@ pub fn audit_query(args: &AuditArgs) -> Result<(AuditQuery, String)> {
 
 /// The comparison of published bounds: the shared options, every n and the target δ.
 pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
-    let ns = args
-        .n
-        .split(',')
-        .map(|s| whole("--n", s))
-        .collect::<Result<Vec<u64>>>()?;
-    if ns.contains(&0) {
-        return Err(Error::argument("--n", "every n must be at least 1"));
-    }
+    let ns = sizes(&args.n)?;
     let delta = rational("--delta", &args.delta)?;
     crate::exact::curve::check_target(&delta)?;
     let c = common(&args.common, &args.mechanism.mechanism)?;
@@ -462,8 +455,8 @@ pub fn berry_esseen_query(
     Ok((lambdas, scale, pi, backend))
 }
 
-/// `--n N1,N2,…` for `limit`: at least one, each ≥ 1, strictly increasing.
-pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
+/// `--n N1,N2,…`: each ≥ 1.
+fn sizes(text: &str) -> Result<Vec<u64>> {
     let ns = text
         .split(',')
         .map(|s| whole("--n", s))
@@ -471,6 +464,12 @@ pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
     if ns.contains(&0) {
         return Err(Error::argument("--n", "every n must be at least 1"));
     }
+    Ok(ns)
+}
+
+/// `--n N1,N2,…` for `limit`: each ≥ 1, strictly increasing.
+pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
+    let ns = sizes(text)?;
     if ns.windows(2).any(|w| w[0] >= w[1]) {
         return Err(Error::argument("--n", "list the sizes in increasing order"));
     }
