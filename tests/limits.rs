@@ -175,6 +175,10 @@ fn limit_binary_rr_sparse_sequence_converges_at_order_one() {
             // Deliver 1(b): the limit curve plus the TV budget encloses the exact finite δ.
             let finite = enclosure(&r[format!("delta_{dir}")]);
             let from_limit = enclosure(&r[format!("from_limit_{dir}")]);
+            // Useful (budget below the limit δ) from n = 10⁴ on, at ε = 0.5.
+            if i > 0 {
+                assert_eq!(r[format!("from_limit_useful_{dir}")], true);
+            }
             assert!(
                 from_limit.contains_enclosure(&finite),
                 "n = {}: {from_limit} misses {finite}",

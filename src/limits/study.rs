@@ -44,11 +44,35 @@ pub struct StudyRow {
     pub finite: Vec<DeltaRow>,
     /// `|δ_n − δ_∞|` per threshold, `[qp, pq]`, enclosed (empty when no limit is printed).
     pub gap: Vec<[Enclosure; 2]>,
-    /// The TV budget and the limit-based enclosure of δ_n `[qp, pq]` (single-dominant only).
-    pub transfer: Option<(Budget, Vec<[Enclosure; 2]>)>,
+    /// The TV budget and the limit-based enclosure of δ_n per threshold, `[qp, pq]`
+    /// (single-dominant only).
+    pub transfer: Option<(Budget, Vec<[Transfer; 2]>)>,
     /// Theorem 7.2's auxiliary comparison in each two-output dominant block reached by cross
     /// messages.
     pub auxiliary: Vec<Auxiliary>,
+}
+
+/// The finite-n δ from the limit curve (Lemma 2.4).
+#[derive(Clone, Debug)]
+pub struct Transfer {
+    /// The certified enclosure of δ_n.
+    pub delta: Enclosure,
+    /// `TV(Q_n, Q_∞) + e^ε TV(P_n, P_∞)` (roles swapped for the reverse curve).
+    pub budget: Rational,
+    /// The budget is below the limit δ's lower end: δ_n is then certified positive.
+    pub useful: bool,
+}
+
+impl Transfer {
+    fn of(limit: &Enclosure, tv_upper: &Rational, tv_lower: &Rational, c: &Rational) -> Self {
+        let (delta, budget) = curve_transfer(limit, tv_upper, tv_lower, c);
+        let useful = matches!(limit.lo(), crate::enclosure::Endpoint::Finite(x) if *x > budget);
+        Transfer {
+            delta,
+            budget,
+            useful,
+        }
+    }
 }
 
 /// The auxiliary comparison of Theorem 7.2 in block `D_b` (disjoint, `|D_b| = 2`): on the
@@ -270,8 +294,8 @@ pub fn study(
                     .map(|row| {
                         let c = row.threshold.exp_upper_bound();
                         [
-                            curve_transfer(&row.qp, &budget.tv_q, &budget.tv_p, &c).0,
-                            curve_transfer(&row.pq, &budget.tv_p, &budget.tv_q, &c).0,
+                            Transfer::of(&row.qp, &budget.tv_q, &budget.tv_p, &c),
+                            Transfer::of(&row.pq, &budget.tv_p, &budget.tv_q, &c),
                         ]
                     })
                     .collect();

@@ -188,8 +188,13 @@ pub fn limit_json(s: &Study) -> Value {
                     }
                 }
                 if let Some((_, widened)) = &r.transfer {
-                    v["from_limit_qp"] = widened[t][0].to_json();
-                    v["from_limit_pq"] = widened[t][1].to_json();
+                    for (d, dir) in DIRECTIONS.iter().enumerate() {
+                        let w = &widened[t][d];
+                        v[format!("from_limit_{dir}")] = w.delta.to_json();
+                        v[format!("from_limit_budget_{dir}")] = json!(bound_text(&w.budget));
+                        v[format!("from_limit_relative_width_{dir}")] = json!(w.delta.relative_width());
+                        v[format!("from_limit_useful_{dir}")] = json!(w.useful);
+                    }
                 }
                 v
             }).collect::<Vec<_>>(),
@@ -308,10 +313,15 @@ pub fn limit_text(s: &Study) -> String {
                     ),
                     None => ("-".into(), "-".into(), "-".into()),
                 };
-                let from_limit = r
-                    .transfer
-                    .as_ref()
-                    .map_or("-".to_string(), |(_, w)| w[t][d].short(4));
+                let from_limit = r.transfer.as_ref().map_or("-".to_string(), |(_, w)| {
+                    let w = &w[t][d];
+                    format!(
+                        "{} (budget {:.2e}{})",
+                        w.delta.short(4),
+                        w.budget.to_f64(),
+                        if w.useful { "" } else { ", not useful" }
+                    )
+                });
                 body.push(vec![
                     th.eps_text(),
                     dir.to_string(),
