@@ -6,6 +6,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use rug::Rational;
 use shufflecert::enclosure::parse_rational;
 use shufflecert::limits::experiment::{ExperimentQuery, answer, load_experiment};
+use shufflecert::limits::sequence::{KRule, load_sequence};
+use shufflecert::limits::study::study;
 use shufflecert::query::{Backend, DeltaJob, DivergenceJob, EpsilonJob, Threshold};
 use std::hint::black_box;
 
@@ -58,5 +60,33 @@ fn experiments(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, experiments);
+/// `limit`: geometry, the limit curve, and the finite-n curves at three n.
+fn limit_studies(c: &mut Criterion) {
+    let eps = vec![Threshold::Eps(parse_rational("0.5").unwrap())];
+    let mut g = c.benchmark_group("limit studies");
+    g.sample_size(10);
+    for (name, family, rule, ns) in [
+        (
+            "binary-rr n/2, fixed:0, n = 1e3..1e5",
+            "binary-rr:exp_eps0=n/2",
+            "fixed:0",
+            vec![1_000u64, 10_000, 100_000],
+        ),
+        (
+            "k-rr k=4 n/2, fraction:1/2, n = 1e2..1e4",
+            "k-rr:k=4,exp_eps0=n/2",
+            "fraction:1/2",
+            vec![100, 1_000, 10_000],
+        ),
+    ] {
+        let sequence = load_sequence(family).unwrap();
+        let rule = KRule::parse(rule).unwrap();
+        g.bench_function(name, |b| {
+            b.iter(|| study(black_box(sequence.clone()), rule.clone(), &ns, eps.clone()).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, experiments, limit_studies);
 criterion_main!(benches);
