@@ -195,9 +195,11 @@ fn jsd(mu: &Rational, ctx: &MpfrCtx) -> Enclosure {
             .add(&c2.mul(&s2))
             .add(&c3.mul(&s3));
         // |σ‴| ≤ min(1/8, e^{−min|t|}) on the cell (t is monotone in x).
-        let m4 = if t_a.hi() < &0 {
-            t_b.exp().max(&MpfrInterval::zero(ctx))
-        } else if t_b.lo() > &0 {
+        let m4 = if t_b.hi() < &0 {
+            // t < 0 on the whole cell: min|t| = |t_b|.
+            t_b.exp()
+        } else if t_a.lo() > &0 {
+            // t > 0 on the whole cell: min|t| = t_a.
             MpfrInterval::zero(ctx).sub(&t_a).exp()
         } else {
             eighth.clone()
