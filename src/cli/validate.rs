@@ -203,12 +203,29 @@ pub fn pair_source(args: &PairArgs) -> Result<Source> {
         }
     }
     let settings = settings(c)?;
+    check_experiment_precision(settings.backend)?;
     Ok(Source::Experiment(ExperimentQuery {
         experiment,
         backend: settings.backend,
         escalate_above: settings.escalate_above,
     }))
 }
+
+/// The limit experiments run up to 2048-bit MPFR (their windows and quadrature cells grow with
+/// the precision).
+fn check_experiment_precision(backend: Backend) -> Result<()> {
+    match backend {
+        Backend::Mpfr { precision } if precision > MAX_EXPERIMENT_BITS => Err(Error::argument(
+            "--precision",
+            format!(
+                "limit experiments run with at most {MAX_EXPERIMENT_BITS} bits, got {precision}"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+const MAX_EXPERIMENT_BITS: u32 = 2048;
 
 /// The profile question, the number of worker threads (if given) and whether to stay quiet.
 pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)> {
@@ -452,6 +469,7 @@ pub fn berry_esseen_query(
             precision: precision_bits(p)?,
         },
     };
+    check_experiment_precision(backend)?;
     Ok((lambdas, scale, pi, backend))
 }
 

@@ -89,10 +89,29 @@ pub fn log_concave_window<S: Scalar>(
         max.is_some() || tau_bits.is_some(),
         "an infinite support needs a cut"
     );
-    // Where to cut is a heuristic (every omitted tail is bounded below), so it compares the
-    // value's upper end as a double with 2^-bits (exact as a double down to 2^-1074).
-    let tau = tau_bits.map(|bits| 2f64.powi(-(bits.min(1074) as i32)));
-    let below_tau = |u: &S| -> bool { tau.is_some_and(|t| u.f64_bounds().1 < t) };
+    // Where to cut is a heuristic (every omitted tail is bounded below).  Down to 2^-1000 it
+    // compares the value's upper end as a double with 2^-bits (a normal double); deeper cuts
+    // (MPFR at high precision) compare in the backend, where doubles would underflow and never
+    // cut.
+    enum Cut<S> {
+        Double(f64),
+        Backend(S),
+    }
+    let cut = tau_bits.map(|bits| {
+        if bits <= 1000 {
+            Cut::Double(2f64.powi(-(bits as i32)))
+        } else {
+            let tiny = Rational::from((rug::Integer::from(1), rug::Integer::from(1) << bits));
+            Cut::Backend(S::from_rational(&tiny, ctx))
+        }
+    });
+    let below_tau = |u: &S| -> bool {
+        match &cut {
+            None => false,
+            Some(Cut::Double(t)) => u.f64_bounds().1 < *t,
+            Some(Cut::Backend(t)) => u.certainly_below(t),
+        }
+    };
     let one = S::one(ctx);
     // Outward-rounded upper end below 1: the ratio is certainly below 1.
     let certainly_below_one = |r: &S| -> bool { r.f64_bounds().1 < 1.0 };

@@ -246,6 +246,8 @@ pub fn f_divergence<S: Transcendental>(
 
 /// With a disjoint omission, an upper bound on `Σ_omitted P f̃(L)` (`None`: no bound known).
 ///
+/// * When the ratio range R is bounded: each term is at most `P_d sup_R f̃`, so `ω sup_R f̃`
+///   (e.g. `Δ = 0`, where `R = {1}` and the bound is 0).
 /// * When `f̃(0)` and `K∞ = lim f̃(l)/l` are finite (JSD, Hellinger, KL(P‖Q) away from 0):
 ///   `f̃` decreases on `[0, 1]` and `f̃(l)/l` increases on `[1, ∞)` (convexity, `f̃(1) = 0`),
 ///   so each term `g(P, Q) ≤ max(f̃(0), K∞)·(P + Q)` and the sum is at most
@@ -263,6 +265,14 @@ fn omitted_terms_bound<S: Transcendental>(
     ctx: &S::Ctx,
 ) -> Option<S> {
     let omega = S::from_rational(&law.omitted, ctx);
+    // A bounded ratio range R: each omitted term is at most P_d · sup_R f̃.
+    if let Some(hi) = &law.ratio_hi {
+        let range = S::from_rational(&law.ratio_lo, ctx).hull(&S::from_rational(hi, ctx));
+        let sup = Generator::new(div, ctx).f(&range).enclosure().hi().clone();
+        if let Endpoint::Finite(m) = sup {
+            return Some(omega.mul(&S::from_rational(&m.max(Rational::new()), ctx)));
+        }
+    }
     if let (Limit::Finite(f0), Limit::Finite(k_inf)) =
         (div.at_zero::<S>(ctx), div.at_infinity::<S>(ctx))
     {

@@ -319,6 +319,11 @@ impl PairSource for ExperimentQuery {
 /// A pair job that also has the Gaussian shift's closed form.
 pub trait ExperimentJob: PairJob {
     fn gaussian(&self, mu: &Rational, ctx: &MpfrCtx) -> Result<Self::Output>;
+
+    /// The relative width that more precision can narrow (escalation looks only at this).
+    fn precision_limited_width(output: &Self::Output) -> f64 {
+        output.worst_relative_width(1e-12)
+    }
 }
 
 impl ExperimentJob for DeltaJob {
@@ -355,6 +360,13 @@ impl ExperimentJob for DivergenceJob {
         self.check_orders()?;
         Ok(gaussian::divergences(mu, &self.renyi_orders, ctx))
     }
+
+    /// The JSD's width comes from its quadrature (about 10⁻¹¹ relative), not the precision.
+    fn precision_limited_width(output: &Divergences) -> f64 {
+        let mut closed_forms = output.clone();
+        closed_forms.jsd = crate::enclosure::Enclosure::point(Rational::new());
+        closed_forms.worst_relative_width(1e-12)
+    }
 }
 
 /// Runs `job` on the experiment: the lattice experiments through the pair engine's backends
@@ -371,7 +383,7 @@ pub fn answer<J: ExperimentJob>(query: &ExperimentQuery, job: &J) -> Result<Comp
     };
     loop {
         let result = job.gaussian(mu, &MpfrCtx { precision })?;
-        let wide = escalate.is_some_and(|t| result.worst_relative_width(1e-12) > t);
+        let wide = escalate.is_some_and(|t| J::precision_limited_width(&result) > t);
         if !wide || precision >= 512 {
             return Ok(Computed {
                 result,

@@ -205,6 +205,7 @@ fn jump_field<S: Scalar>(
             let last = step * (w.start + w.values.len() - 1) as i64;
             let new_lo = lo + first.min(last);
             let new_len = values.len() + (last - first).unsigned_abs() as usize;
+            check(new_len, 1)?;
             let mut out = vec![S::zero(ctx); new_len];
             for (i, x) in values.iter().enumerate() {
                 if x.is_exact_zero() {
@@ -232,7 +233,14 @@ fn jump_field<S: Scalar>(
         for (x, px) in &field {
             for (c, y) in w.values.iter().enumerate() {
                 let count = (w.start + c) as i64;
-                let point: Vec<i64> = x.iter().zip(v).map(|(a, b)| a + b * count).collect();
+                let point = x
+                    .iter()
+                    .zip(v)
+                    .map(|(a, b)| b.checked_mul(count).and_then(|m| a.checked_add(m)))
+                    .collect::<Option<Vec<i64>>>()
+                    .ok_or_else(|| {
+                        Error::argument("--experiment", "lattice coordinates overflow 64 bits")
+                    })?;
                 next.entry(point)
                     .or_insert_with(|| S::zero(ctx))
                     .add_mul_assign(px, y);
@@ -296,16 +304,28 @@ pub fn pair_law<S: Scalar>(cp: &CompoundPoisson, ctx: &S::Ctx) -> Result<PairLaw
     } else {
         S::zero(ctx)
     };
-    // Keep the points within 2^-tau of the largest value; the rest join the omitted mass.
+    // Keep the points within 2^-tau of the largest value, and their neighbours at ±Δ (their
+    // values are the other law's at a kept state); the rest join the omitted mass.
     let top = field
         .iter()
         .map(|(_, x)| x.f64_bounds().1)
         .fold(0.0, f64::max);
     let cut = top * 2f64.powi(-(tau.min(1000) as i32));
+    let large: std::collections::HashSet<Vec<i64>> = field
+        .iter()
+        .filter(|(_, v)| v.f64_bounds().1 >= cut)
+        .map(|(x, _)| x.clone())
+        .collect();
+    let step = |x: &[i64], sign: i64| -> Vec<i64> {
+        x.iter()
+            .zip(&shift)
+            .map(|(a, b)| a.saturating_add(sign.saturating_mul(*b)))
+            .collect()
+    };
     let mut kept: HashMap<Vec<i64>, S> = HashMap::with_capacity(field.len());
     let mut trimmed = S::zero(ctx);
     for (x, v) in field {
-        if v.f64_bounds().1 >= cut {
+        if large.contains(&x) || large.contains(&step(&x, 1)) || large.contains(&step(&x, -1)) {
             kept.insert(x, v.with_upper_slack(&slack_in));
         } else {
             trimmed.add_assign(&v);
@@ -369,12 +389,14 @@ pub fn pair_law<S: Scalar>(cp: &CompoundPoisson, ctx: &S::Ctx) -> Result<PairLaw
             .map(|(_, l)| l.clone())
     };
     let negated: Vec<i64> = shift.iter().map(|c| -c).collect();
+    // Δ = 0: P = Q, the likelihood ratio is 1 everywhere (also on the omitted states).
+    let null_shift = shift.iter().all(|&c| c == 0);
     Ok(PairLaw {
         p,
         q,
         omitted,
-        ratio_lo: Rational::new(),
-        ratio_hi: None,
+        ratio_lo: Rational::from(u32::from(null_shift)),
+        ratio_hi: null_shift.then(|| Rational::from(1)),
         layout: Layout::Lattice {
             points: Arc::new(stored),
             scale,

@@ -131,7 +131,8 @@ impl MechanismSequence {
                 None => classes.push(vec![y]),
             }
         }
-        if classes.len() == self.d() {
+        // Nothing merges, or everything does (W0 = W1: a single class is not a mechanism).
+        if classes.len() == self.d() || classes.len() < 2 {
             return None;
         }
         let row = |b: usize| {
@@ -369,8 +370,10 @@ impl KRule {
             "complement" => Ok(KRule::Complement(whole()?)),
             "fraction" if (0..=1).contains(&q) => Ok(KRule::Fraction(q)),
             "fraction" => Err(err("P must lie in [0, 1]")),
-            "power" if q > 0 && q < 1 => Ok(KRule::Power(q)),
-            "power" => Err(err("A must lie strictly between 0 and 1")),
+            "power" if q > 0 && q < 1 && *q.denom() <= 1000 => Ok(KRule::Power(q)),
+            "power" => Err(err(
+                "A must lie strictly between 0 and 1, with a denominator of at most 1000",
+            )),
             _ => Err(err("expected fixed:K, complement:K, fraction:P or power:A")),
         }
     }
@@ -388,9 +391,10 @@ impl KRule {
             }
             KRule::Power(a) => {
                 // ⌊n^a⌋ by integer search on the exact comparison k^den ≤ n^num.
+                // The denominator is at most 1000 (checked when parsed), and num < den.
                 let (num, den) = (
-                    a.numer().to_u32().unwrap_or(0),
-                    a.denom().to_u32().unwrap_or(1),
+                    a.numer().to_u32().expect("small numerator"),
+                    a.denom().to_u32().expect("small denominator"),
                 );
                 let target = rug::Integer::from(n).pow(num);
                 let mut k = (n as f64).powf(a.to_f64()).floor() as u64;
@@ -500,6 +504,11 @@ mod tests {
         assert_eq!(KRule::parse("power:1/2").unwrap().k(999_999).unwrap(), 999);
         assert!(KRule::parse("fixed:5").unwrap().k(5).is_err());
         assert!(KRule::parse("power:1").is_err());
+        assert!(KRule::parse("power:1/5000000000").is_err());
+        assert_eq!(
+            KRule::parse("power:999/1000").unwrap().k(1000).unwrap(),
+            993
+        );
         assert!(KRule::parse("fraction:2").is_err());
         assert_eq!(KRule::parse("power:1/2").unwrap().pi(), 0);
     }

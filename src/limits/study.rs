@@ -129,6 +129,8 @@ pub struct Study {
     /// True when the limit pair and the transfer were computed on the sufficiency-reduced
     /// alphabet.
     pub limit_on_reduced: bool,
+    /// True when the geometry describes the sufficiency-reduced sequence (large alphabets).
+    pub geometry_on_reduced: bool,
     /// Per threshold: a limit likelihood ratio equals `e^{±ε}` within 2^-200 (resonant ε).
     pub resonant: Vec<bool>,
     pub rows: Vec<StudyRow>,
@@ -234,6 +236,9 @@ pub fn single_dominant_budget(
     }))
 }
 
+/// The largest alphabet whose geometry is computed (exact d × d projections).
+const MAX_GEOMETRY_OUTPUTS: usize = 64;
+
 /// Runs the study at each n.
 pub fn study(
     sequence: MechanismSequence,
@@ -241,16 +246,34 @@ pub fn study(
     ns: &[u64],
     thresholds: Vec<Threshold>,
 ) -> Result<Study> {
-    let geometry = Geometry::of(&sequence, &rule.pi())?;
+    // The exact geometry is cubic in the alphabet: large alphabets are described by their
+    // sufficiency-reduced sequence (same finite-n curves), and refused when that is large too.
+    let (described, geometry_on_reduced) = if sequence.d() > MAX_GEOMETRY_OUTPUTS {
+        match sequence.reduced() {
+            Some(r) if r.d() <= MAX_GEOMETRY_OUTPUTS => (r, true),
+            _ => {
+                return Err(Error::argument(
+                    "--family",
+                    format!(
+                        "{} outputs after merging equal likelihood ratios: the exact geometry handles at most {MAX_GEOMETRY_OUTPUTS}",
+                        sequence.reduced().map_or(sequence.d(), |r| r.d())
+                    ),
+                ));
+            }
+        }
+    } else {
+        (sequence.clone(), false)
+    };
+    let geometry = Geometry::of(&described, &rule.pi())?;
     let cover = coverage(&geometry, &rule);
     // The limit pair and the TV transfer run on the sufficiency-reduced sequence when it is
     // smaller and covered too (identical finite-n curves, fewer jumps); the geometry and its
-    // classification are reported for the sequence as given.
-    let working = sequence
+    // classification are reported for the sequence described.
+    let working = described
         .reduced()
         .filter(|r| Geometry::of(r, &rule.pi()).is_ok_and(|g| coverage(&g, &rule).part.is_some()));
-    let limit_on_reduced = working.is_some();
-    let working = working.unwrap_or_else(|| sequence.clone());
+    let limit_on_reduced = working.is_some() || geometry_on_reduced;
+    let working = working.unwrap_or_else(|| described.clone());
     let working_geometry = Geometry::of(&working, &rule.pi())?;
     let (limit, resonant) = if cover.part.is_some() {
         (
@@ -316,6 +339,7 @@ pub fn study(
         sequence,
         rule,
         geometry,
+        geometry_on_reduced,
         coverage: cover,
         thresholds,
         limit,

@@ -163,6 +163,7 @@ pub fn limit_json(s: &Study) -> Value {
         "proved_order": c.order.map(|(o, src)| json!({"power_of_one_over_n": o, "source": src, "certified": false})),
         "note": c.note,
         "limit_on_reduced_alphabet": s.limit_on_reduced,
+        "geometry_on_reduced_alphabet": s.geometry_on_reduced,
         "thresholds": s.thresholds.iter().enumerate().map(|(t, th)| json!({
             "eps": th.eps_text(),
             "resonant": s.resonant[t],
@@ -221,7 +222,11 @@ pub fn limit_text(s: &Study) -> String {
         s.rule.text(),
         exact_string(&g.pi)
     );
-    out += "geometry (Part III Definition 2.10, exact):\n";
+    out += if s.geometry_on_reduced {
+        "geometry of the sufficiency-reduced sequence (Part III Definition 2.10, exact; same finite-n curves):\n"
+    } else {
+        "geometry (Part III Definition 2.10, exact):\n"
+    };
     for b in 0..2 {
         out += &format!(
             "  D{b} = {}  p{b} = {}  α{b} = {}\n",
