@@ -126,7 +126,19 @@ fn epsilon_for_delta_brackets_the_reference_curve() {
         assert!(eps.relative_width() < 1e-9, "{name}: {eps}");
         let at = |e: &Rational| {
             let text = shufflecert::enclosure::exact_string(e);
-            let d = cli_json(&["delta", "--experiment", name, "--eps", &text]);
+            // In MPFR, so that the printed (outward-rounded) ends resolve the 1e-12 relative
+            // margin of the witnesses.
+            let d = cli_json(&[
+                "delta",
+                "--experiment",
+                name,
+                "--eps",
+                &text,
+                "--backend",
+                "mpfr",
+                "--precision",
+                "200",
+            ]);
             enclosure(&d["results"][0]["delta_qp"])
         };
         let target = Endpoint::Finite(parse_rational("1e-6").unwrap());
@@ -308,4 +320,82 @@ fn text_report_names_the_experiment() {
     );
     assert!(run.stdout.contains("engine lattice"));
     assert!(run.stdout.contains("certified enclosure"));
+}
+
+#[test]
+fn review_regressions() {
+    // Cuts deeper than 2^-1000 (MPFR above ~960 bits) used to underflow in doubles and hang.
+    let out = cli_json(&[
+        "delta",
+        "--experiment",
+        "poisson-shift:lambda=3",
+        "--backend",
+        "mpfr",
+        "--precision",
+        "1100",
+        "--eps",
+        "1",
+    ]);
+    let qp = enclosure(&out["results"][0]["delta_qp"]);
+    assert!(qp.overlaps(&reference("0.00156689964132963425817589216300")));
+    // Far narrower than doubles could give (the printed ends carry about 120 digits).
+    assert!(qp.relative_width() < 1e-100, "{qp}");
+    let omitted = parse_rational(out["omitted_mass_bound"].as_str().unwrap()).unwrap();
+    // The cut at 2^-(1100+40) of the mode leaves far less than 10^-300.
+    assert!(omitted.to_f64() < 1e-300, "omitted {}", omitted.to_f64());
+    // A huge dense span is refused in one line, not allocated.
+    let dir = std::env::temp_dir().join("shufflecert-review-regressions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("bigstep.toml");
+    std::fs::write(
+        &big,
+        "shift = [\"1\"]\n[[jumps]]\nvector = [\"1\"]\nintensity = \"1\"\n[[jumps]]\nvector = [\"1/999999937\"]\nintensity = \"1\"\n",
+    )
+    .unwrap();
+    assert_fails(
+        &["delta", "--experiment", big.to_str().unwrap(), "--eps", "0"],
+        "convolution steps",
+    );
+    // A tiny intensity keeps its neighbour state: TV(Poi(λ), 1 + Poi(λ)) = e^{−λ} ≈ 1, with a
+    // tiny omitted mass.
+    let out = cli_json(&[
+        "delta",
+        "--experiment",
+        "poisson-shift:lambda=1/1000000000000000000000000000000",
+        "--eps",
+        "0",
+    ]);
+    let omitted = parse_rational(out["omitted_mass_bound"].as_str().unwrap()).unwrap();
+    assert!(omitted < Rational::from((1, 1_000_000_000_000u64)));
+    assert!(enclosure(&out["results"][0]["delta_qp"]).lo().to_f64() > 0.999_999);
+    // Δ = 0: P = Q, every divergence is 0 (the omitted tail has ratio 1).
+    let null = dir.join("null-shift.toml");
+    std::fs::write(
+        &null,
+        "shift = [\"0\"]\n[[jumps]]\nvector = [\"1\"]\nintensity = \"2\"\n",
+    )
+    .unwrap();
+    let out = cli_json(&["divergences", "--experiment", null.to_str().unwrap()]);
+    for key in ["tv", "kl_qp", "kl_pq", "chi2_qp", "jsd"] {
+        let e = enclosure(&out[key]);
+        assert!(
+            e.contains(&Rational::new()) && e.hi().to_f64() < 1e-12,
+            "{key}: {e}"
+        );
+    }
+    // More than 2048 bits is refused for experiments.
+    assert_fails(
+        &[
+            "delta",
+            "--experiment",
+            "gaussian-shift:mu=1",
+            "--eps",
+            "1",
+            "--backend",
+            "mpfr",
+            "--precision",
+            "4096",
+        ],
+        "--precision",
+    );
 }

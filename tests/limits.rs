@@ -463,3 +463,49 @@ fn berry_esseen_on_the_command_line() {
     assert!(order > 1.0, "observed order {order}");
     assert!(out["scope"].as_str().unwrap().contains("not explicit"));
 }
+
+#[test]
+fn limit_review_regressions() {
+    // A large alphabet is described by its reduced sequence (3 outputs) instead of hanging.
+    let out = limit_run(&[
+        "--family",
+        "k-rr:k=500,exp_eps0=n/2",
+        "--n",
+        "10000",
+        "--eps",
+        "1",
+    ]);
+    assert_eq!(out["geometry_on_reduced_alphabet"], true);
+    assert_eq!(out["geometry"]["d"], 3);
+    // W0 = W1: nothing to merge into a one-output mechanism; the limit δ is 0.
+    let dir = std::env::temp_dir().join("shufflecert-limit-regressions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let same = dir.join("same.toml");
+    std::fs::write(&same, "w0 = [\"1/2\", \"1/2\"]\nw1 = [\"1/2\", \"1/2\"]\n").unwrap();
+    let out = limit_run(&[
+        "--family",
+        same.to_str().unwrap(),
+        "--n",
+        "10",
+        "--k-rule",
+        "fraction:1/2",
+        "--eps",
+        "0",
+    ]);
+    assert!(enclosure(&out["thresholds"][0]["delta_limit_qp"]).contains(&Rational::new()));
+    // A power rule with a huge denominator is refused.
+    assert_fails(
+        &[
+            "limit",
+            "--family",
+            "k-rr:k=3,exp_eps0=n/2",
+            "--k-rule",
+            "power:1/5000000000",
+            "--n",
+            "100",
+            "--eps",
+            "1",
+        ],
+        "--k-rule",
+    );
+}
