@@ -285,6 +285,15 @@ fn theorem_7_2_sharpness_and_theorem_7_3_compatibility() {
         "(b) two-dominant disjoint"
     );
     assert_eq!(sharp["geometry"]["compatible_theorem_7_3"], false);
+    // M_0 = span{e_b − e_a}, M_1 = span{e_d − e_c}.
+    assert_eq!(
+        sharp["geometry"]["tangent_m0"],
+        serde_json::json!([["-1", "1", "0", "0"]])
+    );
+    assert_eq!(
+        sharp["geometry"]["tangent_m1"],
+        serde_json::json!([["0", "0", "-1", "1"]])
+    );
     assert_eq!(sharp["proved_order"]["power_of_one_over_n"], 0.5);
     // √n·TV of the auxiliary comparison stays of order one (Theorem 7.2): |q − p| max P(S = j)
     // with S ~ Bin(n/2, 1/3), ≈ (1/3)/√(2π·(n/2)·(2/9)) → 0.3989… · √n/√n.

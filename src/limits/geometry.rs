@@ -61,6 +61,8 @@ pub struct Geometry {
     /// `α_b(y)` (zero on `D_b`).
     pub alpha: [Vec<Rational>; 2],
     pub mu: [Vec<Rational>; 2],
+    /// Spanning vectors `e_y − e_{y₀}` (`y ∈ D_b`) of `M_0` and `M_1`.
+    pub tangent: [Vec<Vec<Rational>>; 2],
     /// `dim M_0`, `dim M_1`, `dim M`.
     pub dims: [usize; 3],
     pub pi_g: Matrix,
@@ -242,6 +244,7 @@ impl Geometry {
             p,
             alpha,
             mu,
+            tangent: [t0, t1],
             dims,
             pi_g,
             pi_j,

@@ -130,6 +130,8 @@ fn geometry_json(s: &Study) -> Value {
         "dominant_laws": [vector_json(&g.p[0]), vector_json(&g.p[1])],
         "rare_intensities": [vector_json(&g.alpha[0]), vector_json(&g.alpha[1])],
         "mu": [vector_json(&g.mu[0]), vector_json(&g.mu[1])],
+        "tangent_m0": g.tangent[0].iter().map(|v| vector_json(v)).collect::<Vec<_>>(),
+        "tangent_m1": g.tangent[1].iter().map(|v| vector_json(v)).collect::<Vec<_>>(),
         "dim_m0": g.dims[0],
         "dim_m1": g.dims[1],
         "dim_m": g.dims[2],
