@@ -149,6 +149,21 @@ impl Enclosure {
         }
     }
 
+    /// An enclosure of `|x − y|` for `x ∈ self`, `y ∈ other` (e.g. the gap between a finite-n
+    /// and a limit curve).
+    pub fn distance(&self, other: &Enclosure) -> Enclosure {
+        let diff = |x: &Endpoint, y: &Endpoint| match (x.finite(), y.finite()) {
+            (Some(x), Some(y)) => Endpoint::Finite(Rational::from(x - y)),
+            _ => Endpoint::PosInf,
+        };
+        let upper = diff(self.hi(), other.lo()).max(diff(other.hi(), self.lo()));
+        let lower = [diff(self.lo(), other.hi()), diff(other.lo(), self.hi())]
+            .into_iter()
+            .filter_map(|e| e.finite().cloned())
+            .fold(Rational::new(), |m, x| m.max(x));
+        Enclosure::new(Endpoint::Finite(lower), upper)
+    }
+
     /// An enclosure of `max(x, y)` for `x ∈ self`, `y ∈ other`.
     pub fn max(&self, other: &Enclosure) -> Enclosure {
         Enclosure::new(
@@ -503,6 +518,21 @@ mod tests {
 
     fn q(s: &str) -> Rational {
         parse_rational(s).unwrap()
+    }
+
+    #[test]
+    fn distance_encloses_every_difference() {
+        let a = Enclosure::from_rationals(q("1"), q("2"));
+        let b = Enclosure::from_rationals(q("5"), q("7"));
+        let d = a.distance(&b);
+        assert_eq!(d, Enclosure::from_rationals(q("3"), q("6")));
+        // Overlapping enclosures can be at distance 0.
+        let c = Enclosure::from_rationals(q("1.5"), q("5.5"));
+        assert_eq!(a.distance(&c), Enclosure::from_rationals(q("0"), q("4.5")));
+        assert_eq!(
+            a.distance(&Enclosure::pos_infinity()).hi(),
+            &Endpoint::PosInf
+        );
     }
 
     #[test]

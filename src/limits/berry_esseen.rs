@@ -11,7 +11,7 @@ use super::gaussian;
 use super::lattice::CompoundPoisson;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
 use crate::arith::{Scalar, Transcendental};
-use crate::enclosure::{Enclosure, Endpoint, exact_string};
+use crate::enclosure::{Enclosure, exact_string};
 use crate::error::{Error, Result};
 use crate::query::{Backend, DeltaJob, DeltaRow, Threshold};
 use rug::Rational;
@@ -38,20 +38,6 @@ impl BerryEsseenRow {
     pub fn scaled_gap(&self, i: usize) -> f64 {
         self.gap[i].mid_f64() / self.c.mid_f64()
     }
-}
-
-/// `|a − b|` for enclosures `a`, `b`, enclosed.
-pub(crate) fn distance(a: &Enclosure, b: &Enclosure) -> Enclosure {
-    let diff = |x: &Endpoint, y: &Endpoint| match (x.finite(), y.finite()) {
-        (Some(x), Some(y)) => Endpoint::Finite(Rational::from(x - y)),
-        _ => Endpoint::PosInf,
-    };
-    let upper = diff(a.hi(), b.lo()).max(diff(b.hi(), a.lo()));
-    let lower = [diff(a.lo(), b.hi()), diff(b.lo(), a.hi())]
-        .into_iter()
-        .filter_map(|e| e.finite().cloned())
-        .fold(Rational::new(), |m, x| m.max(x));
-    Enclosure::new(Endpoint::Finite(lower), upper)
 }
 
 /// `c = λ^{-1/2}` as a rational bracket `[lo, hi]` (MPFR, outward).
@@ -156,7 +142,7 @@ pub fn berry_esseen(
                 .result
                 .iter()
                 .zip(&gaussian)
-                .map(|(row, g)| distance(&row.qp, g).max(&distance(&row.pq, g)))
+                .map(|(row, g)| row.qp.distance(g).max(&row.pq.distance(g)))
                 .collect();
             Ok(BerryEsseenRow {
                 lambda: lambda.clone(),
@@ -204,14 +190,5 @@ mod tests {
         // The gap decreases with λ, at an order of at least 1/2 in c.
         let order = observed_order(&rows[1], &rows[2], 0).unwrap();
         assert!(order > 0.5, "observed order {order}");
-    }
-
-    #[test]
-    fn distance_of_enclosures() {
-        let a = Enclosure::from_rationals(Rational::from(1), Rational::from(2));
-        let b = Enclosure::from_rationals(Rational::from(5), Rational::from(7));
-        let d = distance(&a, &b);
-        assert!(d.contains(&Rational::from(3)) && d.contains(&Rational::from(6)));
-        assert!(!d.contains(&Rational::from(2)));
     }
 }

@@ -136,11 +136,6 @@ pub struct Study {
     pub rows: Vec<StudyRow>,
 }
 
-/// `max(|a − b|)` over the two enclosures' points, enclosed.
-fn gap(a: &Enclosure, b: &Enclosure) -> Enclosure {
-    super::berry_esseen::distance(a, b)
-}
-
 /// The limit pair's δ at the thresholds (interval backend with escalation).
 fn limit_curve(g: &Geometry, thresholds: &[Threshold]) -> Result<Vec<DeltaRow>> {
     let query = ExperimentQuery {
@@ -306,7 +301,7 @@ pub fn study(
             Some(l) => finite
                 .iter()
                 .zip(l)
-                .map(|(f, l)| [gap(&f.qp, &l.qp), gap(&f.pq, &l.pq)])
+                .map(|(f, l)| [f.qp.distance(&l.qp), f.pq.distance(&l.pq)])
                 .collect(),
             None => Vec::new(),
         };
