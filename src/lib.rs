@@ -44,6 +44,7 @@ pub mod accountants;
 pub mod arith;
 pub mod asymptotic;
 pub mod audit;
+pub mod bounds;
 pub mod certificate;
 pub mod check;
 pub mod cli;

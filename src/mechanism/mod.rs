@@ -6,6 +6,7 @@
 
 mod family;
 pub(crate) mod parse;
+pub mod randomizer;
 mod reduce;
 
 pub use family::{Family, LocalParameter};
