@@ -3,3 +3,4 @@
 //! lower bound (the boundary pair through the pair engine) build on these.
 
 pub mod index;
+pub mod upper;
