@@ -3,4 +3,5 @@
 //! lower bound (the boundary pair through the pair engine) build on these.
 
 pub mod index;
+pub mod range;
 pub mod upper;

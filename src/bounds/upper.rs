@@ -75,8 +75,14 @@ pub fn blanket_law<S: Scalar>(
         None
     };
     let law = multinomial::<S>(m, &w, tau, ctx);
-    let us: Vec<S> = classes.iter().map(|c| S::from_rational(&c.u, ctx)).collect();
-    let vs: Vec<S> = classes.iter().map(|c| S::from_rational(&c.v, ctx)).collect();
+    let us: Vec<S> = classes
+        .iter()
+        .map(|c| S::from_rational(&c.u, ctx))
+        .collect();
+    let vs: Vec<S> = classes
+        .iter()
+        .map(|c| S::from_rational(&c.v, ctx))
+        .collect();
     let inv_n = S::from_rational(&Rational::from((1, n)), ctx);
     let (mut p, mut q) = (Vec::with_capacity(law.values.len()), Vec::new());
     q.reserve(law.values.len());
@@ -174,7 +180,11 @@ mod tests {
         let ctx = ExactCtx::default();
         let rows = r.values::<Rational>(&ctx).unwrap();
         let b = blanket(r, &rows, &ctx).unwrap();
-        let bg: Vec<Rational> = b.floor.iter().map(|f| Rational::from(f / &b.gamma)).collect();
+        let bg: Vec<Rational> = b
+            .floor
+            .iter()
+            .map(|f| Rational::from(f / &b.gamma))
+            .collect();
         let l: Vec<Rational> = (0..r.d())
             .map(|y| {
                 if bg[y] == 0 {
@@ -220,10 +230,17 @@ mod tests {
         for n in [1u64, 3, 5] {
             let law = blanket_law::<Rational>(&r, 0, 1, n, false, &ctx).unwrap();
             assert_eq!(law.omitted, 0);
-            for t in [Rational::from(1), Rational::from((3, 2)), Rational::from((19, 10))] {
+            for t in [
+                Rational::from(1),
+                Rational::from((3, 2)),
+                Rational::from((19, 10)),
+            ] {
                 let d = delta_at_exp(&law, Direction::Qp, &t, &ctx);
                 let want = expectation_form(&r, 0, 1, n, &t);
-                assert!(d.is_point() && d.contains(&want), "n = {n}, t = {t}: {d} vs {want}");
+                assert!(
+                    d.is_point() && d.contains(&want),
+                    "n = {n}, t = {t}: {d} vs {want}"
+                );
                 let reverse = delta_at_exp(&law, Direction::Pq, &t, &ctx);
                 assert!(reverse.contains(&expectation_form(&r, 1, 0, n, &t)));
             }
@@ -251,9 +268,14 @@ mod tests {
         let (cl, gamma) = classes(&r, 0, 1).unwrap();
         assert_eq!(cl.len(), 3);
         assert_eq!(gamma, Rational::from((6, 8)));
-        let (a, b) = cl.iter().fold((Rational::new(), Rational::new()), |(a, b), c| {
-            (a + Rational::from(&c.mass * &c.u), b + Rational::from(&c.mass * &c.v))
-        });
+        let (a, b) = cl
+            .iter()
+            .fold((Rational::new(), Rational::new()), |(a, b), c| {
+                (
+                    a + Rational::from(&c.mass * &c.u),
+                    b + Rational::from(&c.mass * &c.v),
+                )
+            });
         assert_eq!((a, b), (Rational::from(1), Rational::from(1)));
     }
 }

@@ -38,6 +38,10 @@ pub enum Command {
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
     /// result re-derived by independent routes.
     Verify(VerifyArgs),
+    /// A certified range [lower, upper] of the mechanism's δ_M(ε) (or ε_M(δ)) for a randomizer
+    /// on any finite input domain: the blanket divergence above, concrete neighbouring pairs
+    /// below, and the shuffle index χ.
+    Bounds(BoundsArgs),
     /// A mechanism sequence against its Part III limit: the quotient geometry, which part of
     /// Theorem 3.1 covers it, and per n the certified finite-n δ, the certified limit δ, their
     /// gap and its observed order beside the proved one.
@@ -49,6 +53,48 @@ pub enum Command {
     /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
     /// profile: checks that they agree and cover 0..n−1 exactly once.
     Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// Randomizer: a mechanism file or family string, a file with `inputs` and one row per input,
+    /// or `k-rr:k=K,exp_eps0=C,inputs=I`.
+    #[arg(long, short = 'm', value_name = "SPEC")]
+    pub mechanism: String,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Number of users n (≥ 1).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub n: String,
+
+    /// ε values (exact decimals ≥ 0), comma-separated: bound δ_M(ε).
+    #[arg(
+        long,
+        value_name = "E[,E…]",
+        allow_hyphen_values = true,
+        conflicts_with = "delta"
+    )]
+    pub eps: Option<String>,
+
+    /// e^ε values given directly as rationals ≥ 1, comma-separated.
+    #[arg(
+        long,
+        value_name = "C[,C…]",
+        allow_hyphen_values = true,
+        conflicts_with = "delta"
+    )]
+    pub exp_eps: Option<String>,
+
+    /// Target δ, strictly between 0 and 1: bound ε_M(δ).
+    #[arg(
+        long,
+        value_name = "D",
+        allow_hyphen_values = true,
+        required_unless_present_any = ["eps", "exp_eps"]
+    )]
+    pub delta: Option<String>,
 }
 
 #[derive(Debug, Args)]

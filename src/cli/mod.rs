@@ -167,6 +167,59 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::divergences_text(&query, &computed),
             ))
         }
+        Command::Bounds(a) => {
+            let query = validate::bounds_query(a)?;
+            let index = match query.backend {
+                crate::query::Backend::Mpfr { precision } => {
+                    crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
+                        &query.randomizer,
+                        &crate::arith::mpfr::MpfrCtx { precision },
+                    )?
+                }
+                _ => crate::bounds::index::shuffle_index::<rug::Rational>(
+                    &query.randomizer,
+                    &Default::default(),
+                )?,
+            };
+            let rows = crate::bounds::range::bounds(&query)?;
+            let profile = if query.randomizer.input_count() == 2 {
+                let quantities = match &query.target {
+                    crate::bounds::range::Target::Delta(t) => {
+                        t.iter().cloned().map(profile::Quantity::Delta).collect()
+                    }
+                    crate::bounds::range::Target::Epsilon(d) => {
+                        vec![profile::Quantity::Epsilon(d.clone())]
+                    }
+                };
+                Some(profile::profile(
+                    &profile::ProfileQuery {
+                        mechanism: query.randomizer.pair(0, 1)?,
+                        n: query.n,
+                        k_range: None,
+                        quantities,
+                        options: query.options.clone(),
+                        backend: query.backend,
+                        exact_ctx: Default::default(),
+                        prune: true,
+                        escalate_above: query.escalate_above,
+                    },
+                    &|_| {},
+                )?)
+            } else {
+                None
+            };
+            let report = output::BoundsReport {
+                query: &query,
+                rows: &rows,
+                index: &index,
+                profile: profile.as_ref(),
+            };
+            plain(render(
+                a.common.json,
+                || output::bounds_json(&report),
+                || output::bounds_text(&report),
+            ))
+        }
         Command::Limit(a) => {
             let sequence = crate::limits::sequence::load_sequence(&a.family)?;
             let rule = crate::limits::sequence::KRule::parse(&a.k_rule)?;

@@ -1,19 +1,21 @@
 //! Raw arguments → validated library inputs.  Every error names the option.
 
 use super::args::{
-    AuditArgs, BackendArg, BerryEsseenArgs, CheckArgs, CommonArgs, CompareArgs, EngineArg,
-    PairArgs, ProfileArgs,
+    AuditArgs, BackendArg, BerryEsseenArgs, BoundsArgs, CheckArgs, CommonArgs, CompareArgs,
+    EngineArg, PairArgs, ProfileArgs,
 };
 use crate::arith::exact::ExactCtx;
 use crate::audit::AuditQuery;
 use crate::audit::claims::read_claims;
 use crate::audit::compare::CompareQuery;
+use crate::bounds::range::{BoundsQuery, Target};
 use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions, check_composition};
 use crate::limits::berry_esseen::Scale;
 use crate::limits::experiment::{ExperimentQuery, load_experiment};
+use crate::mechanism::randomizer::load_randomizer;
 use crate::mechanism::{Mechanism, load_mechanism};
 use crate::profile::{ProfileQuery, Quantity};
 use crate::query::{Backend, PairQuery, Threshold};
@@ -492,4 +494,50 @@ pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
         return Err(Error::argument("--n", "list the sizes in increasing order"));
     }
     Ok(ns)
+}
+
+/// The `bounds` question.
+pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
+    let n = whole("--n", &args.n)?;
+    check_composition(n, 0)?;
+    let target = match &args.delta {
+        Some(d) => {
+            let delta = rational("--delta", d)?;
+            crate::exact::curve::check_target(&delta)?;
+            Target::Epsilon(delta)
+        }
+        None => Target::Delta(thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?),
+    };
+    let Settings {
+        options,
+        backend,
+        escalate_above,
+        ..
+    } = settings(&args.common)?;
+    if args.common.certificate.is_some() {
+        return Err(Error::argument(
+            "--certificate",
+            "bounds does not write certificates yet",
+        ));
+    }
+    let randomizer = load_randomizer(&args.mechanism)?;
+    if !randomizer
+        .rows
+        .iter()
+        .flatten()
+        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)))
+    {
+        return Err(Error::argument(
+            "--mechanism",
+            "bounds needs rational entries (give exp_eps0 as a rational)",
+        ));
+    }
+    Ok(BoundsQuery {
+        randomizer,
+        n,
+        target,
+        options,
+        backend,
+        escalate_above,
+    })
 }

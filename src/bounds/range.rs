@@ -1,0 +1,203 @@
+//! `shufflecert bounds`: a certified range `[lower, upper]` for a randomizer's privacy profile
+//! `δ_M(ε)` (or `ε_M(δ)`) at n users.
+//!
+//! * Upper: `δ_M(ε) ≤ max_{x1 ≠ x1′} D(x1 → x1′)` (the blanket divergence, [`super::upper`]);
+//!   for ε, the largest of the pairs' certified ε at which D meets δ.
+//! * Lower: the concrete neighbouring pair `(x1, x2, …, x2) ≃ (x1′, x2, …, x2)` is one of the
+//!   datasets in the profile's supremum, so its exact δ (pair engine) is a lower bound.  With
+//!   `x2 ∈ {x1, x1′}` it is the mechanism `(W0, W1) = (R_{x1}, R_{x1′})` at `k = 0` or
+//!   `k = n − 1`.  Backgrounds with a third input need the general-input engine (issue 11,
+//!   Deliver 2) and are not yet included, so for `|X| ≥ 3` the lower bound may be below
+//!   Takagi–Liew's.
+//!
+//! Pairs with the same classes (upper) or the same multiset of columns (lower) give the same
+//! values and are computed once (k-RR on k inputs: one pair each).
+
+use super::upper::{BlanketQuery, classes};
+use crate::enclosure::Enclosure;
+use crate::error::Result;
+use crate::exact::pair::PairOptions;
+use crate::mechanism::randomizer::Randomizer;
+use crate::query::{Backend, DeltaJob, EpsilonJob, PairQuery, PairSource, Threshold, answer};
+use rug::Rational;
+
+/// What is bounded: δ at thresholds, or ε at a target δ.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Delta(Vec<Threshold>),
+    Epsilon(Rational),
+}
+
+/// The question.
+#[derive(Clone, Debug)]
+pub struct BoundsQuery {
+    pub randomizer: Randomizer,
+    pub n: u64,
+    pub target: Target,
+    pub options: PairOptions,
+    pub backend: Backend,
+    pub escalate_above: Option<f64>,
+}
+
+/// A bound and the pair attaining it.
+#[derive(Clone, Debug)]
+pub struct Attained {
+    pub value: Enclosure,
+    /// `(x1, x1′)`: the switched user's inputs.
+    pub pair: (usize, usize),
+    /// The background input `x2` (lower bounds only).
+    pub background: Option<usize>,
+}
+
+/// The range at one threshold (or at the target δ).
+#[derive(Clone, Debug)]
+pub struct RangeRow {
+    pub threshold: Option<Threshold>,
+    pub lower: Attained,
+    pub upper: Attained,
+}
+
+/// Unordered pairs, one representative per value-equivalence class (`key`).
+fn representatives<K: PartialEq>(
+    k: usize,
+    key: impl Fn(usize, usize) -> Result<K>,
+) -> Result<Vec<(usize, usize)>> {
+    let mut seen: Vec<K> = Vec::new();
+    let mut out = Vec::new();
+    for x in 0..k {
+        for xp in x + 1..k {
+            let kk = key(x, xp)?;
+            if !seen.contains(&kk) {
+                seen.push(kk);
+                out.push((x, xp));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The two-sided values of a pair source: per threshold `[qp, pq]`, or the ε of each direction.
+fn two_sided<Src: PairSource>(source: &Src, target: &Target) -> Result<Vec<[Enclosure; 2]>> {
+    Ok(match target {
+        Target::Delta(thresholds) => answer(
+            source,
+            &DeltaJob {
+                thresholds: thresholds.clone(),
+            },
+        )?
+        .result
+        .into_iter()
+        .map(|r| [r.qp, r.pq])
+        .collect(),
+        Target::Epsilon(delta) => {
+            let r = answer(
+                source,
+                &EpsilonJob {
+                    delta: delta.clone(),
+                },
+            )?
+            .result;
+            vec![[r.qp.eps, r.pq.eps]]
+        }
+    })
+}
+
+/// Keeps the larger (by upper end, then lower end) of two attained values.
+fn larger(a: Option<Attained>, b: Attained) -> Option<Attained> {
+    match a {
+        Some(a) if (a.value.hi(), a.value.lo()) >= (b.value.hi(), b.value.lo()) => Some(a),
+        _ => Some(b),
+    }
+}
+
+/// The certified range at every threshold (or at the target δ).
+pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
+    let r = &q.randomizer;
+    let rows = q.target_len();
+    let mut upper: Vec<Option<Attained>> = vec![None; rows];
+    let mut lower: Vec<Option<Attained>> = vec![None; rows];
+    for (x1, x1p) in representatives(r.input_count(), |a, b| classes(r, a, b).map(|c| c.0))? {
+        let source = BlanketQuery {
+            randomizer: r.clone(),
+            x1,
+            x1p,
+            n: q.n,
+            truncate: q.options.truncate,
+            backend: q.backend,
+            escalate_above: q.escalate_above,
+        };
+        for (i, [qp, pq]) in two_sided(&source, &q.target)?.into_iter().enumerate() {
+            for (value, pair) in [(qp, (x1, x1p)), (pq, (x1p, x1))] {
+                upper[i] = larger(
+                    upper[i].take(),
+                    Attained {
+                        value,
+                        pair,
+                        background: None,
+                    },
+                );
+            }
+        }
+    }
+    let columns = |a: usize, b: usize| -> Result<Vec<(Rational, Rational)>> {
+        let m = r.pair(a, b)?;
+        let rows = m
+            .rational_rows()
+            .ok_or_else(|| crate::error::Error::Internal("rational rows".into()))?;
+        let mut cols: Vec<(Rational, Rational)> = rows[0]
+            .iter()
+            .cloned()
+            .zip(rows[1].iter().cloned())
+            .collect();
+        cols.sort();
+        Ok(cols)
+    };
+    for (x1, x1p) in representatives(r.input_count(), columns)? {
+        // k = 0: the n − 1 others hold x1 (W0 = R_{x1}); k = n − 1: they hold x1′.
+        for (k, background) in [(0, x1), (q.n - 1, x1p)] {
+            let source = PairQuery {
+                mechanism: r.pair(x1, x1p)?,
+                n: q.n,
+                k,
+                options: q.options.clone(),
+                backend: q.backend,
+                exact_ctx: Default::default(),
+                escalate_above: q.escalate_above,
+            };
+            for (i, [qp, pq]) in two_sided(&source, &q.target)?.into_iter().enumerate() {
+                for (value, pair) in [(qp, (x1, x1p)), (pq, (x1p, x1))] {
+                    lower[i] = larger(
+                        lower[i].take(),
+                        Attained {
+                            value,
+                            pair,
+                            background: Some(background),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    let thresholds: Vec<Option<Threshold>> = match &q.target {
+        Target::Delta(t) => t.iter().cloned().map(Some).collect(),
+        Target::Epsilon(_) => vec![None],
+    };
+    Ok(thresholds
+        .into_iter()
+        .zip(lower.into_iter().zip(upper))
+        .map(|(threshold, (lower, upper))| RangeRow {
+            threshold,
+            lower: lower.expect("at least one pair"),
+            upper: upper.expect("at least one pair"),
+        })
+        .collect())
+}
+
+impl BoundsQuery {
+    fn target_len(&self) -> usize {
+        match &self.target {
+            Target::Delta(t) => t.len(),
+            Target::Epsilon(_) => 1,
+        }
+    }
+}

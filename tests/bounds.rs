@@ -1,0 +1,185 @@
+//! `bounds` (issue 11): the certified range [lower, upper] of a randomizer's profile.
+
+mod common;
+
+use common::*;
+use rug::Rational;
+use shufflecert::accountants::blanket::{Form, Randomizer as Published, delta as published};
+use shufflecert::arith::Scalar;
+use shufflecert::arith::mpfr::{MpfrCtx, MpfrInterval};
+use shufflecert::enclosure::{Endpoint, parse_rational};
+
+#[test]
+fn binary_inputs_exact_profile_lies_inside_the_range() {
+    for (spec, n) in [
+        ("binary-rr:exp_eps0=3", "300"),
+        ("fixtures/mechanisms/ternary.toml", "200"),
+        ("fixtures/mechanisms/binary-asymmetric.toml", "150"),
+    ] {
+        let out = cli_json(&["bounds", "-m", spec, "--n", n, "--eps", "0.05,0.2,0.4"]);
+        for (i, row) in out["results"].as_array().unwrap().iter().enumerate() {
+            let lower = enclosure(&row["lower"]["value"]);
+            let upper = enclosure(&row["upper"]["value"]);
+            let exact = enclosure(&out["binary_profile"][i]);
+            assert!(
+                lower.lo() <= exact.hi(),
+                "{spec} row {i}: lower {lower} above {exact}"
+            );
+            assert!(
+                exact.lo() <= upper.hi(),
+                "{spec} row {i}: {exact} above upper {upper}"
+            );
+            assert!(lower.lo() <= upper.hi());
+        }
+        assert!(
+            out["binary_note"]
+                .as_str()
+                .unwrap()
+                .contains("not always the worst case")
+        );
+    }
+}
+
+#[test]
+fn lower_bound_is_the_pair_engine_value() {
+    // k-RR on 4 inputs, the pair 0 → 1 with the others holding 0: the mechanism (R_0, R_1) at
+    // k = 0, computed directly.
+    let out = cli_json(&[
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3,inputs=4",
+        "--n",
+        "60",
+        "--eps",
+        "0.5",
+    ]);
+    let lower = enclosure(&out["results"][0]["lower"]["value"]);
+    let direct = cli_json(&[
+        "delta",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "60",
+        "--k",
+        "0",
+        "--eps",
+        "0.5",
+    ]);
+    let d = enclosure(&direct["results"][0]["delta_two_sided"]);
+    // The bound is the largest over pairs and backgrounds, so at least this one.
+    assert!(lower.hi() >= d.lo(), "{lower} below {d}");
+    let upper = enclosure(&out["results"][0]["upper"]["value"]);
+    assert!(upper.lo() >= d.lo());
+}
+
+#[test]
+fn upper_bound_never_exceeds_the_published_blanket_bounds() {
+    // k-RR with k = 4 symbols on 4 inputs, e^eps0 = 3: Balle et al.'s Hoeffding and Bennett
+    // forms bound the same blanket divergence from above.
+    let ctx = MpfrCtx { precision: 128 };
+    let a = MpfrInterval::from_rational(&Rational::from(3), &ctx);
+    for (n, eps) in [(100u64, "0.5"), (400, "0.3"), (400, "0.6")] {
+        let out = cli_json(&[
+            "bounds",
+            "-m",
+            "k-rr:k=4,exp_eps0=3,inputs=4",
+            "--n",
+            &n.to_string(),
+            "--eps",
+            eps,
+        ]);
+        let upper = enclosure(&out["results"][0]["upper"]["value"]);
+        let e = parse_rational(eps).unwrap();
+        for form in [Form::Hoeffding, Form::Bennett] {
+            let p = published(form, Published::KRr(4), &a, n, &e, &ctx).enclosure();
+            assert!(
+                upper.hi() <= p.hi(),
+                "n = {n}, eps = {eps}, {form:?}: blanket {upper} above the published {p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn epsilon_range_and_shuffle_index() {
+    let out = cli_json(&[
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3,inputs=4",
+        "--n",
+        "200",
+        "--delta",
+        "0.005",
+    ]);
+    let lower = enclosure(&out["results"][0]["lower"]["value"]);
+    let upper = enclosure(&out["results"][0]["upper"]["value"]);
+    assert!(lower.hi() <= upper.lo(), "{lower} vs {upper}");
+    assert!(lower.lo() > &Endpoint::Finite(Rational::new()));
+    // χ² = (a + k − 1)/(2(a − 1)²) = 3/4 for both indices (k-RR, k ≥ 3).
+    for key in ["chi_up", "chi_lo"] {
+        let chi2 = enclosure(&out["shuffle_index"][key]["chi2"]);
+        assert!(chi2.contains(&Rational::from((3, 4))), "{key}: {chi2}");
+    }
+    assert_eq!(out["quantity"], "eps_M(delta)");
+}
+
+#[test]
+fn bad_randomizers_are_refused() {
+    // An output one input never produces while another does: the blanket bound is infinite.
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "fixtures/mechanisms/one-sided.toml",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+        ],
+        "blanket bound is infinite",
+    );
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "k-rr:k=3,exp_eps0=2,inputs=4",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+        ],
+        "inputs",
+    );
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+        ],
+        "rational",
+    );
+    let dir = std::env::temp_dir().join("shufflecert-bounds-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sum.toml");
+    std::fs::write(
+        &file,
+        "inputs = [\"a\", \"b\", \"c\"]\nrows = [[\"1/2\", \"1/2\"], [\"1/2\", \"1/2\"], [\"1/2\", \"1/3\"]]\n",
+    )
+    .unwrap();
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            file.to_str().unwrap(),
+            "--n",
+            "10",
+            "--eps",
+            "1",
+        ],
+        "rows[2]",
+    );
+}
