@@ -36,18 +36,18 @@ pub fn classes(r: &Randomizer, x1: usize, x1p: usize) -> Result<(Vec<Class>, Rat
     let rows = r.values::<Rational>(&crate::arith::exact::ExactCtx::default())?;
     let b = blanket(r, &rows, &crate::arith::exact::ExactCtx::default())?;
     let mut out: Vec<Class> = Vec::new();
-    for y in 0..r.d() {
-        if b.floor[y] == 0 {
+    for (y, floor) in b.floor.iter().enumerate() {
+        if *floor == 0 {
             continue;
         }
-        let u = Rational::from(&rows[x1][y] / &b.floor[y]);
-        let v = Rational::from(&rows[x1p][y] / &b.floor[y]);
+        let u = Rational::from(&rows[x1][y] / floor);
+        let v = Rational::from(&rows[x1p][y] / floor);
         match out.iter_mut().find(|c| c.u == u && c.v == v) {
-            Some(c) => c.mass += &b.floor[y],
+            Some(c) => c.mass += floor,
             None => out.push(Class {
                 u,
                 v,
-                mass: b.floor[y].clone(),
+                mass: floor.clone(),
             }),
         }
     }
@@ -190,7 +190,7 @@ mod tests {
                 if bg[y] == 0 {
                     Rational::new()
                 } else {
-                    (Rational::from(&rows[x1][y] - Rational::from(t * &rows[x1p][y]))) / &bg[y]
+                    (&rows[x1][y] - Rational::from(t * &rows[x1p][y])) / &bg[y]
                 }
             })
             .collect();
@@ -215,9 +215,7 @@ mod tests {
                 }
             }
             let g = b.gamma.clone();
-            let weight = binom(n, m)
-                * Rational::from(g.clone().pow(m as i32))
-                * Rational::from(Rational::from(1 - g).pow((n - m) as i32));
+            let weight = binom(n, m) * g.clone().pow(m as i32) * (1 - g).pow((n - m) as i32);
             total += weight * inner;
         }
         total / (Rational::from(n) * b.gamma)
