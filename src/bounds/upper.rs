@@ -215,7 +215,8 @@ mod tests {
                 }
             }
             let g = b.gamma.clone();
-            let weight = binom(n, m) * g.clone().pow(m as i32) * (1 - g).pow((n - m) as i32);
+            let weight =
+                binom(n, m) * g.clone().pow(m as i32) * (Rational::from(1) - g).pow((n - m) as i32);
             total += weight * inner;
         }
         total / (Rational::from(n) * b.gamma)
