@@ -183,3 +183,58 @@ fn bad_randomizers_are_refused() {
         "rows[2]",
     );
 }
+
+#[test]
+fn lower_bound_names_the_pair_that_attains_it() {
+    // The printed (x1 → x1′, others x2) is δ(M(x1, x2, …) ‖ M(x1′, x2, …)): with the mechanism
+    // (W0, W1) = (R_x1, R_x1′) that is the engine's reverse curve δ_{P‖Q} at k = 0 (x2 = x1) or
+    // k = n − 1 (x2 = x1′).
+    let spec = "fixtures/mechanisms/binary-asymmetric.toml";
+    let out = cli_json(&[
+        "bounds",
+        "-m",
+        spec,
+        "--n",
+        "5",
+        "--exp-eps",
+        "6/5",
+        "--backend",
+        "exact",
+    ]);
+    let lower = &out["results"][0]["lower"];
+    let (x1, background) = (
+        lower["x1"].as_str().unwrap(),
+        lower["background"].as_str().unwrap(),
+    );
+    let rows = &out["randomizer"]["rows"];
+    let (first, second) = if x1 == "0" {
+        (&rows[0], &rows[1])
+    } else {
+        (&rows[1], &rows[0])
+    };
+    let dir = std::env::temp_dir().join("shufflecert-bounds-attained");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ordered.json");
+    std::fs::write(
+        &file,
+        serde_json::json!({ "w0": first, "w1": second }).to_string(),
+    )
+    .unwrap();
+    let k = if background == x1 { "0" } else { "4" };
+    let direct = cli_json(&[
+        "delta",
+        "-m",
+        file.to_str().unwrap(),
+        "--n",
+        "5",
+        "--k",
+        k,
+        "--exp-eps",
+        "6/5",
+        "--backend",
+        "exact",
+    ]);
+    let want = enclosure(&direct["results"][0]["delta_pq"]);
+    let got = enclosure(&lower["value"]);
+    assert!(got.overlaps(&want), "printed {got}, engine {want}");
+}

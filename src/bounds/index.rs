@@ -131,9 +131,22 @@ fn index_value<S: Scalar>(
     }
 }
 
-/// The smaller of two index values (by upper end of `χ²`; ties keep the first).
+/// The minimum of two index values, enclosed: `[min lo, min hi]` of both `χ²` and `χ` (so it
+/// holds when the two enclosures overlap), labelled with the candidate of smaller upper end.
 fn smaller(a: IndexValue, b: IndexValue) -> IndexValue {
-    if b.chi2.hi() < a.chi2.hi() { b } else { a }
+    let min = |x: &Enclosure, y: &Enclosure| {
+        Enclosure::new(
+            x.lo().clone().min(y.lo().clone()),
+            x.hi().clone().min(y.hi().clone()),
+        )
+    };
+    let (chi2, chi) = (min(&a.chi2, &b.chi2), min(&a.chi, &b.chi));
+    let winner = if b.chi2.hi() < a.chi2.hi() { b } else { a };
+    IndexValue {
+        chi2,
+        chi,
+        ..winner
+    }
 }
 
 /// `χ_up` and `χ_lo` of `r` in backend `S` (module doc).

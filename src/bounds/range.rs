@@ -13,7 +13,7 @@
 //! Pairs with the same classes (upper) or the same multiset of columns (lower) give the same
 //! values and are computed once (k-RR on k inputs: one pair each).
 
-use super::upper::{BlanketQuery, classes};
+use super::upper::{BlanketQuery, Exact, classes};
 use crate::enclosure::Enclosure;
 use crate::error::Result;
 use crate::exact::pair::PairOptions;
@@ -116,13 +116,14 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
     let rows = q.target_len();
     let mut upper: Vec<Option<Attained>> = vec![None; rows];
     let mut lower: Vec<Option<Attained>> = vec![None; rows];
-    for (x1, x1p) in representatives(r.input_count(), |a, b| classes(r, a, b).map(|c| c.0))? {
+    let exact = Exact::of(r)?;
+    for (x1, x1p) in representatives(r.input_count(), |a, b| Ok(classes(&exact, a, b).0))? {
         let source = BlanketQuery {
-            randomizer: r.clone(),
+            exact: &exact,
             x1,
             x1p,
             n: q.n,
-            truncate: q.options.truncate,
+            options: q.options.clone(),
             backend: q.backend,
             escalate_above: q.escalate_above,
         };
@@ -140,20 +141,18 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
         }
     }
     let columns = |a: usize, b: usize| -> Result<Vec<(Rational, Rational)>> {
-        let m = r.pair(a, b)?;
-        let rows = m
-            .rational_rows()
-            .ok_or_else(|| crate::error::Error::Internal("rational rows".into()))?;
-        let mut cols: Vec<(Rational, Rational)> = rows[0]
+        let mut cols: Vec<(Rational, Rational)> = exact.rows[a]
             .iter()
             .cloned()
-            .zip(rows[1].iter().cloned())
+            .zip(exact.rows[b].iter().cloned())
             .collect();
         cols.sort();
         Ok(cols)
     };
     for (x1, x1p) in representatives(r.input_count(), columns)? {
-        // k = 0: the n − 1 others hold x1 (W0 = R_{x1}); k = n − 1: they hold x1′.
+        // k = 0: the n − 1 others hold x1 (W0 = R_{x1}); k = n − 1: they hold x1′.  The
+        // engine's qp is δ(Q‖P) with Q the dataset where the switched user holds x1′: the
+        // ordered pair (x1′, x1) in the upper bound's convention (first dataset first).
         for (k, background) in [(0, x1), (q.n - 1, x1p)] {
             let source = PairQuery {
                 mechanism: r.pair(x1, x1p)?,
@@ -165,13 +164,13 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
                 escalate_above: q.escalate_above,
             };
             for (i, [qp, pq]) in two_sided(&source, &q.target)?.into_iter().enumerate() {
-                for (value, pair) in [(qp, (x1, x1p)), (pq, (x1p, x1))] {
+                for (value, pair) in [(qp, (x1p, x1)), (pq, (x1, x1p))] {
                     lower[i] = larger(
                         lower[i].take(),
                         Attained {
                             value,
                             pair,
-                            background: Some(background),
+                            background: (q.n > 1).then_some(background),
                         },
                     );
                 }

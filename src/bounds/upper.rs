@@ -30,11 +30,26 @@ pub struct Class {
     pub mass: Rational,
 }
 
+/// A rational randomizer's rows and blanket, computed once for all its pairs.
+#[derive(Clone, Debug)]
+pub struct Exact {
+    pub rows: Vec<Vec<Rational>>,
+    pub blanket: super::index::Blanket<Rational>,
+}
+
+impl Exact {
+    pub fn of(r: &Randomizer) -> Result<Exact> {
+        let ctx = crate::arith::exact::ExactCtx::default();
+        let rows = r.values::<Rational>(&ctx)?;
+        let blanket = blanket(r, &rows, &ctx)?;
+        Ok(Exact { rows, blanket })
+    }
+}
+
 /// The classes of the ordered pair `x1 → x1′` (rational randomizers), in a canonical order, and
 /// the blanket mass `γ`.  Two pairs with the same classes have the same blanket divergence.
-pub fn classes(r: &Randomizer, x1: usize, x1p: usize) -> Result<(Vec<Class>, Rational)> {
-    let rows = r.values::<Rational>(&crate::arith::exact::ExactCtx::default())?;
-    let b = blanket(r, &rows, &crate::arith::exact::ExactCtx::default())?;
+pub fn classes(e: &Exact, x1: usize, x1p: usize) -> (Vec<Class>, Rational) {
+    let (rows, b) = (&e.rows, &e.blanket);
     let mut out: Vec<Class> = Vec::new();
     for (y, floor) in b.floor.iter().enumerate() {
         if *floor == 0 {
@@ -52,28 +67,72 @@ pub fn classes(r: &Randomizer, x1: usize, x1p: usize) -> Result<(Vec<Class>, Rat
         }
     }
     out.sort_by(|a, b| (&a.u, &a.v).cmp(&(&b.u, &b.v)));
-    Ok((out, b.gamma))
+    (out, b.gamma.clone())
+}
+
+/// Estimated states of the blanket multinomial (windows of the same depth as the engine's).
+fn estimated_states(w: &[f64], n: usize, bits: Option<u32>) -> f64 {
+    let z = bits.map_or(f64::INFINITY, |b| {
+        (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
+    });
+    // Every category but the largest varies; each spans about 2z standard deviations.
+    let largest = w.iter().cloned().fold(0.0, f64::max);
+    let mut skipped = false;
+    w.iter()
+        .filter(|&&p| {
+            if p == largest && !skipped {
+                skipped = true;
+                false
+            } else {
+                true
+            }
+        })
+        .map(|p| (2.0 * z * (n as f64 * p * (1.0 - p)).sqrt() + 3.0).min(n as f64 + 1.0))
+        .product()
 }
 
 /// The blanket pair `(P′, Q′)` of `x1 → x1′` for n users, in backend `S` (rational randomizers).
 pub fn blanket_law<S: Scalar>(
-    r: &Randomizer,
+    exact: &Exact,
     x1: usize,
     x1p: usize,
     n: u64,
-    truncate: bool,
+    options: &crate::exact::pair::PairOptions,
     ctx: &S::Ctx,
 ) -> Result<PairLaw<S>> {
-    let (classes, gamma) = classes(r, x1, x1p)?;
+    let (classes, gamma) = classes(exact, x1, x1p);
     let m = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
     // Categories: 0 = outside the blanket (coefficients 0), then the classes.
-    let mut w = vec![S::from_rational(&(1 - gamma), ctx)];
-    w.extend(classes.iter().map(|c| S::from_rational(&c.mass, ctx)));
-    let tau = if truncate {
+    let probabilities: Vec<Rational> = std::iter::once(1 - gamma.clone())
+        .chain(classes.iter().map(|c| c.mass.clone()))
+        .collect();
+    let w: Vec<S> = probabilities
+        .iter()
+        .map(|p| S::from_rational(p, ctx))
+        .collect();
+    let tau = if options.truncate {
         S::truncation_bits(ctx)
     } else {
         None
     };
+    // The memory guard: three arrays (the law and the pair) of the estimated states.
+    let states = estimated_states(
+        &probabilities
+            .iter()
+            .map(Rational::to_f64)
+            .collect::<Vec<_>>(),
+        m,
+        tau,
+    );
+    let bytes = states * 3.0 * S::estimated_bytes(m, ctx) as f64;
+    if bytes > options.memory_limit as f64 {
+        return Err(Error::TooLarge(format!(
+            "the blanket sum over {} output classes at n = {n} would hold about {states:.2e} multinomial states ({:.3} GiB), over the {:.3} GiB limit (raise --max-memory-gib or use a smaller n)",
+            classes.len(),
+            bytes / (1u64 << 30) as f64,
+            options.memory_limit as f64 / (1u64 << 30) as f64
+        )));
+    }
     let law = multinomial::<S>(m, &w, tau, ctx);
     let us: Vec<S> = classes
         .iter()
@@ -124,17 +183,17 @@ pub fn blanket_law<S: Scalar>(
 /// The blanket divergence of one unordered pair `{x1, x1′}`, as a pair source: `qp` is
 /// `D(x1 → x1′)` and `pq` is `D(x1′ → x1)`.
 #[derive(Clone, Debug)]
-pub struct BlanketQuery {
-    pub randomizer: Randomizer,
+pub struct BlanketQuery<'a> {
+    pub exact: &'a Exact,
     pub x1: usize,
     pub x1p: usize,
     pub n: u64,
-    pub truncate: bool,
+    pub options: crate::exact::pair::PairOptions,
     pub backend: Backend,
     pub escalate_above: Option<f64>,
 }
 
-impl PairSource for BlanketQuery {
+impl PairSource for BlanketQuery<'_> {
     fn backend(&self) -> Backend {
         self.backend
     }
@@ -153,14 +212,7 @@ impl PairSource for BlanketQuery {
 
     fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
         Ok(Built {
-            law: blanket_law(
-                &self.randomizer,
-                self.x1,
-                self.x1p,
-                self.n,
-                self.truncate,
-                ctx,
-            )?,
+            law: blanket_law(self.exact, self.x1, self.x1p, self.n, &self.options, ctx)?,
             canonical_states_checked: None,
         })
     }
@@ -222,12 +274,21 @@ mod tests {
         total / (Rational::from(n) * b.gamma)
     }
 
+    fn exact_options() -> crate::exact::pair::PairOptions {
+        crate::exact::pair::PairOptions {
+            truncate: false,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn finite_sum_equals_the_expectation_form() {
         let r = load_randomizer("k-rr:k=3,exp_eps0=2,inputs=3").unwrap();
         let ctx = ExactCtx::default();
         for n in [1u64, 3, 5] {
-            let law = blanket_law::<Rational>(&r, 0, 1, n, false, &ctx).unwrap();
+            let law =
+                blanket_law::<Rational>(&Exact::of(&r).unwrap(), 0, 1, n, &exact_options(), &ctx)
+                    .unwrap();
             assert_eq!(law.omitted, 0);
             for t in [
                 Rational::from(1),
@@ -255,7 +316,8 @@ mod tests {
         )
         .unwrap();
         let r = load_randomizer(file.to_str().unwrap()).unwrap();
-        let law = blanket_law::<Rational>(&r, 1, 0, 4, false, &ctx).unwrap();
+        let law = blanket_law::<Rational>(&Exact::of(&r).unwrap(), 1, 0, 4, &exact_options(), &ctx)
+            .unwrap();
         let t = Rational::from((6, 5));
         let d = delta_at_exp(&law, Direction::Qp, &t, &ctx);
         assert!(d.contains(&expectation_form(&r, 1, 0, 4, &t)));
@@ -264,7 +326,7 @@ mod tests {
     #[test]
     fn classes_merge_equal_coefficients_and_carry_unit_mass() {
         let r = load_randomizer("k-rr:k=6,exp_eps0=3,inputs=6").unwrap();
-        let (cl, gamma) = classes(&r, 0, 1).unwrap();
+        let (cl, gamma) = classes(&Exact::of(&r).unwrap(), 0, 1);
         assert_eq!(cl.len(), 3);
         assert_eq!(gamma, Rational::from((6, 8)));
         let (a, b) = cl
