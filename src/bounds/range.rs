@@ -102,11 +102,28 @@ fn two_sided<Src: PairSource>(source: &Src, target: &Target) -> Result<Vec<[Encl
     })
 }
 
-/// Keeps the larger (by upper end, then lower end) of two attained values.
-fn larger(a: Option<Attained>, b: Attained) -> Option<Attained> {
-    match a {
-        Some(a) if (a.value.hi(), a.value.lo()) >= (b.value.hi(), b.value.lo()) => Some(a),
-        _ => Some(b),
+/// Folds one source's `[qp, pq]` values into the running maxima (by upper end, then lower
+/// end); `qp` is attained by the ordered pair `qp_pair`, `pq` by its reverse.
+fn keep_largest(
+    best: &mut [Option<Attained>],
+    values: Vec<[Enclosure; 2]>,
+    qp_pair: (usize, usize),
+    background: Option<usize>,
+) {
+    for (slot, [qp, pq]) in best.iter_mut().zip(values) {
+        for (value, pair) in [(qp, qp_pair), (pq, (qp_pair.1, qp_pair.0))] {
+            let candidate = Attained {
+                value,
+                pair,
+                background,
+            };
+            let replace = slot.as_ref().is_none_or(|a| {
+                (a.value.hi(), a.value.lo()) < (candidate.value.hi(), candidate.value.lo())
+            });
+            if replace {
+                *slot = Some(candidate);
+            }
+        }
     }
 }
 
@@ -127,18 +144,7 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
             backend: q.backend,
             escalate_above: q.escalate_above,
         };
-        for (i, [qp, pq]) in two_sided(&source, &q.target)?.into_iter().enumerate() {
-            for (value, pair) in [(qp, (x1, x1p)), (pq, (x1p, x1))] {
-                upper[i] = larger(
-                    upper[i].take(),
-                    Attained {
-                        value,
-                        pair,
-                        background: None,
-                    },
-                );
-            }
-        }
+        keep_largest(&mut upper, two_sided(&source, &q.target)?, (x1, x1p), None);
     }
     let columns = |a: usize, b: usize| -> Result<Vec<(Rational, Rational)>> {
         let mut cols: Vec<(Rational, Rational)> = exact.rows[a]
@@ -163,18 +169,13 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
                 exact_ctx: Default::default(),
                 escalate_above: q.escalate_above,
             };
-            for (i, [qp, pq]) in two_sided(&source, &q.target)?.into_iter().enumerate() {
-                for (value, pair) in [(qp, (x1p, x1)), (pq, (x1, x1p))] {
-                    lower[i] = larger(
-                        lower[i].take(),
-                        Attained {
-                            value,
-                            pair,
-                            background: (q.n > 1).then_some(background),
-                        },
-                    );
-                }
-            }
+            let background = (q.n > 1).then_some(background);
+            keep_largest(
+                &mut lower,
+                two_sided(&source, &q.target)?,
+                (x1p, x1),
+                background,
+            );
         }
     }
     let thresholds: Vec<Option<Threshold>> = match &q.target {
