@@ -108,20 +108,24 @@ impl Family {
                 }
             }
         };
-        let row = |b: usize| -> Vec<Entry> {
-            (0..k as usize)
-                .map(|y| {
-                    if y == b {
-                        truthful.clone()
-                    } else {
-                        other.clone()
-                    }
-                })
-                .collect()
-        };
+        let row = |b: usize| truthful_row(k as usize, b, &truthful, &other);
         let outputs = (0..k).map(|y| y.to_string()).collect();
         Mechanism::new(source_name, name, Some(outputs), [row(0), row(1)], eps0)
     }
+}
+
+/// The randomized-response row of input `x` over `k` symbols: `truthful` at symbol x, `other`
+/// elsewhere.
+pub(crate) fn truthful_row(k: usize, x: usize, truthful: &Entry, other: &Entry) -> Vec<Entry> {
+    (0..k)
+        .map(|y| {
+            if y == x {
+                truthful.clone()
+            } else {
+                other.clone()
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

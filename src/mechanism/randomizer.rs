@@ -163,17 +163,7 @@ fn k_rr_randomizer(spec: &str) -> Result<Randomizer> {
     }
     let (truthful, other) = (binary.rows[0][0].clone(), binary.rows[0][1].clone());
     let rows = (0..count as usize)
-        .map(|x| {
-            (0..k as usize)
-                .map(|y| {
-                    if y == x {
-                        truthful.clone()
-                    } else {
-                        other.clone()
-                    }
-                })
-                .collect()
-        })
+        .map(|x| super::family::truthful_row(k as usize, x, &truthful, &other))
         .collect();
     Ok(Randomizer {
         name: spec.to_string(),
