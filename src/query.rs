@@ -82,7 +82,8 @@ pub trait Widths {
     fn worst_relative_width(&self, floor: f64) -> f64;
 }
 
-fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
+/// The relative width of `e`, or 0 when it lies below `floor` (or is the point +∞).
+pub fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
     if e.hi().to_f64() < floor || e.hi() == &Endpoint::PosInf && e.lo() == &Endpoint::PosInf {
         0.0
     } else {
@@ -157,22 +158,35 @@ impl PairSource for PairQuery {
     }
 }
 
-/// Runs `job` on the source's pair in its backend (escalating precision if asked).
-pub fn answer<Src: PairSource, J: PairJob>(source: &Src, job: &J) -> Result<Computed<J::Output>> {
-    match source.backend() {
+/// A computation written once for every backend, with the backend settings to run it in: what
+/// [`compute`] runs (escalating precision if asked).
+pub trait Computation {
+    type Output: Widths;
+    fn backend(&self) -> Backend;
+    /// Recompute in MPFR when an interval answer's relative width exceeds this.
+    fn escalate_above(&self) -> Option<f64>;
+    fn exact_ctx(&self) -> ExactCtx;
+    /// Refuses the exact backend when the inputs have irrational values.
+    fn check_exact(&self) -> Result<()>;
+    /// The answer in backend `S`, labelled with `arithmetic`.
+    fn run_in<S: Scalar>(&self, ctx: &S::Ctx, arithmetic: String)
+    -> Result<Computed<Self::Output>>;
+}
+
+/// Runs the computation in its backend.  With the interval backend and `escalate_above`, an
+/// answer wider than asked is recomputed with MPFR intervals of 128, then 256 bits.
+pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
+    match c.backend() {
         Backend::Exact => {
-            source.check_exact()?;
-            run_in::<Rational, _, J>(source, job, &source.exact_ctx(), "exact".into())
+            c.check_exact()?;
+            c.run_in::<Rational>(&c.exact_ctx(), "exact".into())
         }
-        Backend::Mpfr { precision } => run_in::<MpfrInterval, _, J>(
-            source,
-            job,
-            &MpfrCtx { precision },
-            source.backend().label(),
-        ),
+        Backend::Mpfr { precision } => {
+            c.run_in::<MpfrInterval>(&MpfrCtx { precision }, c.backend().label())
+        }
         Backend::Interval => {
-            let first = run_in::<Interval, _, J>(source, job, &(), "interval".into())?;
-            let Some(target) = source.escalate_above() else {
+            let first = c.run_in::<Interval>(&(), "interval".into())?;
+            let Some(target) = c.escalate_above() else {
                 return Ok(first);
             };
             if first.result.worst_relative_width(1e-12) <= target {
@@ -183,8 +197,7 @@ pub fn answer<Src: PairSource, J: PairJob>(source: &Src, job: &J) -> Result<Comp
                 let label = format!(
                     "mpfr-{precision} (escalated from interval: f64 enclosure wider than {target:e})"
                 );
-                let next =
-                    run_in::<MpfrInterval, _, J>(source, job, &MpfrCtx { precision }, label)?;
+                let next = c.run_in::<MpfrInterval>(&MpfrCtx { precision }, label)?;
                 let done = next.result.worst_relative_width(1e-12) <= target;
                 last = next;
                 if done {
@@ -196,31 +209,57 @@ pub fn answer<Src: PairSource, J: PairJob>(source: &Src, job: &J) -> Result<Comp
     }
 }
 
-fn run_in<S: Scalar, Src: PairSource, J: PairJob>(
-    source: &Src,
-    job: &J,
-    ctx: &S::Ctx,
-    arithmetic: String,
-) -> Result<Computed<J::Output>> {
-    let Built {
-        law,
-        canonical_states_checked,
-    } = source.build::<S>(ctx)?;
-    let result = job.run(&law, ctx)?;
-    Ok(Computed {
-        result,
-        arithmetic,
-        engine: match law.layout {
-            Layout::Binary { .. } => "binary",
-            Layout::General { .. } => "general",
-            Layout::Window { .. } => "window",
-            Layout::Reduced => "reduced",
-            Layout::Lattice { .. } => "lattice",
-        },
-        states: law.len(),
-        omitted: law.omitted.clone(),
-        canonical_states_checked,
-    })
+/// A job on a pair source, as one computation.
+struct OnPair<'a, Src, J> {
+    source: &'a Src,
+    job: &'a J,
+}
+
+impl<Src: PairSource, J: PairJob> Computation for OnPair<'_, Src, J> {
+    type Output = J::Output;
+
+    fn backend(&self) -> Backend {
+        self.source.backend()
+    }
+
+    fn escalate_above(&self) -> Option<f64> {
+        self.source.escalate_above()
+    }
+
+    fn exact_ctx(&self) -> ExactCtx {
+        self.source.exact_ctx()
+    }
+
+    fn check_exact(&self) -> Result<()> {
+        self.source.check_exact()
+    }
+
+    fn run_in<S: Scalar>(&self, ctx: &S::Ctx, arithmetic: String) -> Result<Computed<J::Output>> {
+        let Built {
+            law,
+            canonical_states_checked,
+        } = self.source.build::<S>(ctx)?;
+        let result = self.job.run(&law, ctx)?;
+        Ok(Computed {
+            result,
+            arithmetic,
+            engine: match law.layout {
+                Layout::Binary { .. } => "binary",
+                Layout::General { .. } => "general",
+                Layout::Window { .. } => "window",
+                Layout::Reduced => "reduced",
+                Layout::Lattice { .. } => "lattice",
+            },
+            states: law.len(),
+            omitted: law.omitted.clone(),
+            canonical_states_checked,
+        })
+    }
+}
+
+/// Runs `job` on the source's pair in its backend (escalating precision if asked).
+pub fn answer<Src: PairSource, J: PairJob>(source: &Src, job: &J) -> Result<Computed<J::Output>> {
+    compute(&OnPair { source, job })
 }
 
 /// A privacy threshold: ε as a rational, or `e^ε` given directly.

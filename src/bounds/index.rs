@@ -131,21 +131,28 @@ fn index_value<S: Scalar>(
     }
 }
 
-/// The minimum of two index values, enclosed: `[min lo, min hi]` of both `χ²` and `χ` (so it
-/// holds when the two enclosures overlap), labelled with the candidate of smaller upper end.
-fn smaller(a: IndexValue, b: IndexValue) -> IndexValue {
-    let min = |x: &Enclosure, y: &Enclosure| {
-        Enclosure::new(
-            x.lo().clone().min(y.lo().clone()),
-            x.hi().clone().min(y.hi().clone()),
-        )
-    };
-    let (chi2, chi) = (min(&a.chi2, &b.chi2), min(&a.chi, &b.chi));
-    let winner = if b.chi2.hi() < a.chi2.hi() { b } else { a };
-    IndexValue {
-        chi2,
-        chi,
-        ..winner
+/// A candidate's `σ²` (`None`: infinite) with the inputs it comes from.
+struct Candidate<S> {
+    sigma2: Option<S>,
+    pair: (usize, usize),
+    reference: Option<usize>,
+}
+
+/// The larger `σ²` of two candidates (the smaller `χ`), enclosed: an enclosure of the maximum
+/// (so it holds when the two overlap), labelled with the candidate of larger upper end.
+fn larger<S: Scalar>(a: Candidate<S>, b: Candidate<S>) -> Candidate<S> {
+    match (&a.sigma2, &b.sigma2) {
+        (None, _) => a,
+        (_, None) => b,
+        (Some(x), Some(y)) => {
+            let sigma2 = Some(x.max(y));
+            let winner = if y.f64_bounds().1 > x.f64_bounds().1 {
+                b
+            } else {
+                a
+            };
+            Candidate { sigma2, ..winner }
+        }
     }
 }
 
@@ -161,22 +168,47 @@ pub fn shuffle_index<S: Scalar>(r: &Randomizer, ctx: &S::Ctx) -> Result<(IndexVa
     let floor_zero = |y: usize| (0..k).all(|x| r.is_zero(x, y));
     let up = pairs
         .iter()
-        .map(|&(x1, x2)| {
-            let d = chi_denominator(&rows[x1], &rows[x2], &b.floor, floor_zero, ctx);
-            index_value(d, (x1, x2), None, ctx)
+        .map(|&(x1, x2)| Candidate {
+            sigma2: chi_denominator(&rows[x1], &rows[x2], &b.floor, floor_zero, ctx),
+            pair: (x1, x2),
+            reference: None,
         })
-        .reduce(smaller)
+        .reduce(larger)
         .expect("at least two inputs");
+    // χ_lo over (x1, x1′, x2): only the outputs where the pair's entries differ enter σ², so
+    // each pair's squared differences are formed once and divided by every reference row.
     let lo = pairs
         .iter()
-        .flat_map(|&p| (0..k).map(move |x2| (p, x2)))
-        .map(|((x1, x1p), x2)| {
-            let d = chi_denominator(&rows[x1], &rows[x1p], &rows[x2], |y| r.is_zero(x2, y), ctx);
-            index_value(d, (x1, x1p), Some(x2), ctx)
+        .flat_map(|&(x1, x1p)| {
+            let differences: Vec<(usize, S)> = (0..r.d())
+                .filter(|&y| r.rows[x1][y] != r.rows[x1p][y])
+                .map(|y| {
+                    let diff = rows[x1][y].sub(&rows[x1p][y]);
+                    (y, diff.mul(&diff))
+                })
+                .collect();
+            (0..k)
+                .map(|x2| {
+                    let mut sum = Some(S::zero(ctx));
+                    for (y, square) in &differences {
+                        sum = match sum {
+                            Some(_) if r.is_zero(x2, *y) => None,
+                            Some(total) => Some(total.add(&square.div(&rows[x2][*y]))),
+                            None => None,
+                        };
+                    }
+                    Candidate {
+                        sigma2: sum,
+                        pair: (x1, x1p),
+                        reference: Some(x2),
+                    }
+                })
+                .collect::<Vec<_>>()
         })
-        .reduce(smaller)
+        .reduce(larger)
         .expect("at least two inputs");
-    Ok((up, lo))
+    let value = |c: Candidate<S>| index_value(c.sigma2, c.pair, c.reference, ctx);
+    Ok((value(up), value(lo)))
 }
 
 #[cfg(test)]

@@ -13,12 +13,18 @@
 //! Pairs with the same classes (upper) or the same multiset of columns (lower) give the same
 //! values and are computed once (k-RR on k inputs: one pair each).
 
-use super::upper::{BlanketQuery, Exact, classes};
+use super::upper::{BlanketSum, Exact, classes};
+use crate::arith::Scalar;
+use crate::arith::exact::ExactCtx;
 use crate::enclosure::Enclosure;
 use crate::error::Result;
+use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
 use crate::mechanism::randomizer::Randomizer;
-use crate::query::{Backend, DeltaJob, EpsilonJob, PairQuery, PairSource, Threshold, answer};
+use crate::query::{
+    Backend, Computation, Computed, DeltaJob, EpsilonJob, PairQuery, PairSource, Threshold,
+    Widths, answer, compute, relative_width_above,
+};
 use rug::Rational;
 
 /// What is bounded: δ at thresholds, or ε at a target δ.
@@ -102,6 +108,72 @@ fn two_sided<Src: PairSource>(source: &Src, target: &Target) -> Result<Vec<[Encl
     })
 }
 
+/// Both directions of one unordered pair, per threshold (or at the target δ).
+pub struct TwoSided(pub Vec<[Enclosure; 2]>);
+
+impl Widths for TwoSided {
+    fn worst_relative_width(&self, floor: f64) -> f64 {
+        self.0
+            .iter()
+            .flatten()
+            .map(|e| relative_width_above(e, floor))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// The blanket divergence of the unordered pair `{x1, x1′}` at the question's target:
+/// `[D(x1 → x1′), D(x1′ → x1)]` (see [`super::upper`]).
+struct BlanketJob<'a> {
+    exact: &'a Exact,
+    pair: (usize, usize),
+    query: &'a BoundsQuery,
+}
+
+impl Computation for BlanketJob<'_> {
+    type Output = TwoSided;
+
+    fn backend(&self) -> Backend {
+        self.query.backend
+    }
+
+    fn escalate_above(&self) -> Option<f64> {
+        self.query.escalate_above
+    }
+
+    fn exact_ctx(&self) -> ExactCtx {
+        Default::default()
+    }
+
+    fn check_exact(&self) -> Result<()> {
+        // The rows are exact rationals already (`Exact::of`).
+        Ok(())
+    }
+
+    fn run_in<S: Scalar>(&self, ctx: &S::Ctx, arithmetic: String) -> Result<Computed<TwoSided>> {
+        let q = self.query;
+        let (x1, x1p) = self.pair;
+        let sum = BlanketSum::<S>::build(self.exact, x1, x1p, q.n, &q.options, ctx)?;
+        let values = match &q.target {
+            Target::Delta(thresholds) => thresholds
+                .iter()
+                .map(|t| [sum.at(Direction::Qp, t, ctx), sum.at(Direction::Pq, t, ctx)])
+                .collect(),
+            Target::Epsilon(delta) => vec![[
+                sum.epsilon_for(Direction::Qp, delta, ctx)?.eps,
+                sum.epsilon_for(Direction::Pq, delta, ctx)?.eps,
+            ]],
+        };
+        Ok(Computed {
+            result: TwoSided(values),
+            arithmetic,
+            engine: "blanket",
+            states: sum.states,
+            omitted: sum.omitted.clone(),
+            canonical_states_checked: None,
+        })
+    }
+}
+
 /// Folds one source's `[qp, pq]` values into the running maxima (by upper end, then lower
 /// end); `qp` is attained by the ordered pair `qp_pair`, `pq` by its reverse.
 fn keep_largest(
@@ -135,16 +207,12 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
     let mut lower: Vec<Option<Attained>> = vec![None; rows];
     let exact = Exact::of(r)?;
     for (x1, x1p) in representatives(r.input_count(), |a, b| Ok(classes(&exact, a, b).0))? {
-        let source = BlanketQuery {
+        let job = BlanketJob {
             exact: &exact,
-            x1,
-            x1p,
-            n: q.n,
-            options: q.options.clone(),
-            backend: q.backend,
-            escalate_above: q.escalate_above,
+            pair: (x1, x1p),
+            query: q,
         };
-        keep_largest(&mut upper, two_sided(&source, &q.target)?, (x1, x1p), None);
+        keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
     }
     let columns = |a: usize, b: usize| -> Result<Vec<(Rational, Rational)>> {
         let mut cols: Vec<(Rational, Rational)> = exact.rows[a]
@@ -159,8 +227,8 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
         // k = 0: the n − 1 others hold x1 (W0 = R_{x1}); k = n − 1: they hold x1′.  The
         // engine's qp is δ(Q‖P) with Q the dataset where the switched user holds x1′: the
         // ordered pair (x1′, x1) in the upper bound's convention (first dataset first).
-        for (k, background) in [(0, x1), (q.n - 1, x1p)] {
-            let source = PairQuery {
+        let source = |k: u64| -> Result<PairQuery> {
+            Ok(PairQuery {
                 mechanism: r.pair(x1, x1p)?,
                 n: q.n,
                 k,
@@ -168,15 +236,19 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
                 backend: q.backend,
                 exact_ctx: Default::default(),
                 escalate_above: q.escalate_above,
-            };
-            let background = (q.n > 1).then_some(background);
-            keep_largest(
-                &mut lower,
-                two_sided(&source, &q.target)?,
-                (x1p, x1),
-                background,
-            );
-        }
+            })
+        };
+        let background = |x: usize| (q.n > 1).then_some(x);
+        let at_zero = two_sided(&source(0)?, &q.target)?;
+        // When swapping x1 and x1′ only relabels outputs, the k = n − 1 pair is the k = 0
+        // pair with the datasets exchanged: its two directions are k = 0's, swapped.
+        let at_last = if columns(x1p, x1)? == columns(x1, x1p)? {
+            at_zero.iter().map(|[qp, pq]| [pq.clone(), qp.clone()]).collect()
+        } else {
+            two_sided(&source(q.n - 1)?, &q.target)?
+        };
+        keep_largest(&mut lower, at_zero, (x1p, x1), background(x1));
+        keep_largest(&mut lower, at_last, (x1p, x1), background(x1p));
     }
     let thresholds: Vec<Option<Threshold>> = match &q.target {
         Target::Delta(t) => t.iter().cloned().map(Some).collect(),

@@ -1,5 +1,4 @@
-//! The blanket divergence (Balle et al. 2019; Takagi–Liew Lemma 2.1 / Theorem 2.2) as a
-//! certified pair of laws.
+//! The blanket divergence (Balle et al. 2019; Takagi–Liew Lemma 2.1 / Theorem 2.2), certified.
 //!
 //! For an ordered pair `x1 → x1′`, with `u_y = R_{x1}(y)/R̲(y)` and `v_y = R_{x1′}(y)/R̲(y)`,
 //!
@@ -7,19 +6,38 @@
 //!
 //! Outputs with equal `(u_y, v_y)` are merged into classes (their counts only enter through
 //! the class sum, which is multinomial with the summed probabilities).  With
-//! `A(N) = Σ_c N_c u_c` and `B(N) = Σ_c N_c v_c`, the measures `Q′(N) = Mult(N)·A(N)/n` and
-//! `P′(N) = Mult(N)·B(N)/n` are probability laws (`E[A]/n = Σ_y R_{x1}(y) = 1`), and
-//! `D(t) = Σ_N (Q′(N) − t P′(N))₊` is their privacy curve `δ_{Q′‖P′}` at `e^ε = t`; the reverse
-//! curve `δ_{P′‖Q′}` is the blanket divergence of `x1′ → x1`.  So the pair engine's curves, ε
-//! search and truncation contract apply unchanged (proofs-notes/blanket-bounds.md).
+//! `A(N) = Σ_c N_c u_c` and `B(N) = Σ_c N_c v_c`, `D(t) = (1/n) E[(A − tB)₊]` is the privacy
+//! curve `δ_{Q′‖P′}(t)` of the probability laws `Q′ = Mult·A/n`, `P′ = Mult·B/n`, and the
+//! reverse curve is the blanket divergence of `x1′ → x1` (proofs-notes/blanket-bounds.md).
+//!
+//! One class `c*` is summed in closed form.  Given the counts of the other classes, the `m`
+//! remaining users split between `c*` and the outside of the blanket as `J ~ Bin(m, q)`,
+//! `q = R̲(c*)/(R̲(c*) + 1 − γ)`, and `A − tB = α + βJ` is linear in `J`.  Then
+//! `E[(α + βJ)₊]` is a tail of the binomial: with `β > 0` and `j₀` the first `J` where the term
+//! is certainly positive, `Σ_{J ≥ j₀} pmf(J)(α + βJ) = (α + β(j₀ − 1))·S₀(j₀) + β·S₁(j₀)`, where
+//! `S₀(j) = Σ_{J ≥ j} pmf(J)` and `S₁(j) = Σ_{J ≥ j} S₀(J) = Σ_{J ≥ j} pmf(J)(J − j + 1)`; `β < 0`
+//! is the mirror image with prefix sums, and the few `J` whose sign the enclosures leave open
+//! are summed term by term with the positive part.  Every term is non-negative, so the
+//! enumeration drops one dimension and nothing else changes.
+//!
+//! Truncation: the outer multinomial and each inner binomial are certified windows; a state
+//! outside them contributes `Mult(N)(A − tB)₊/n ≤ Mult(N)·max u` (as `A ≤ n max u`), so the
+//! kept sum `K` gives `D ∈ [K, K + ω max u]` (`max v` for the reverse), ω the omitted mass.
+//!
+//! The curve is non-increasing and convex in `t`, vanishes exactly for `t ≥ max u/v`, and has no
+//! singular mass (`B = 0` only where every user is outside the blanket, and there `A = 0`).
 
 use super::index::blanket;
 use crate::arith::Scalar;
+use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
-use crate::exact::law::{Layout, PairLaw};
+use crate::exact::binary::{binomial_window, upper_bound};
+use crate::exact::curve::{Direction, EpsilonCertificate, certified_epsilon};
+use crate::exact::pair::PairOptions;
 use crate::exact::window::multinomial;
 use crate::mechanism::randomizer::Randomizer;
-use crate::query::{Backend, Built, PairSource};
+use crate::query::Threshold;
+use rayon::prelude::*;
 use rug::Rational;
 
 /// One class of outputs: `(u, v)` and the class's blanket probability `Σ R̲(y)`.
@@ -70,159 +88,506 @@ pub fn classes(e: &Exact, x1: usize, x1p: usize) -> (Vec<Class>, Rational) {
     (out, b.gamma.clone())
 }
 
-/// Estimated states of the blanket multinomial (windows of the same depth as the engine's).
-fn estimated_states(w: &[f64], n: usize, bits: Option<u32>) -> f64 {
-    let z = bits.map_or(f64::INFINITY, |b| {
-        (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
-    });
-    // Every category but the largest varies; each spans about 2z standard deviations.
-    let largest = w.iter().cloned().fold(0.0, f64::max);
-    let mut skipped = false;
+
+/// Width of a certified window of `Bin(n, p)` cut `z` standard deviations out (an estimate).
+fn window_width(p: f64, n: usize, z: f64) -> f64 {
+    (2.0 * z * (n as f64 * p * (1.0 - p)).sqrt() + 3.0).min(n as f64 + 1.0)
+}
+
+/// Estimated states of `Mult(n, w)` on windows of the engine's depth: every category but the
+/// largest varies.
+fn estimated_states(w: &[f64], n: usize, z: f64) -> f64 {
+    let largest = w
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i);
     w.iter()
-        .filter(|&&p| {
-            if p == largest && !skipped {
-                skipped = true;
-                false
-            } else {
-                true
-            }
-        })
-        .map(|p| (2.0 * z * (n as f64 * p * (1.0 - p)).sqrt() + 3.0).min(n as f64 + 1.0))
+        .enumerate()
+        .filter(|(i, _)| *i != largest)
+        .map(|(_, p)| window_width(*p, n, z))
         .product()
 }
 
-/// The blanket pair `(P′, Q′)` of `x1 → x1′` for n users, in backend `S` (rational randomizers).
-pub fn blanket_law<S: Scalar>(
-    exact: &Exact,
-    x1: usize,
-    x1p: usize,
-    n: u64,
-    options: &crate::exact::pair::PairOptions,
-    ctx: &S::Ctx,
-) -> Result<PairLaw<S>> {
-    let (classes, gamma) = classes(exact, x1, x1p);
-    let m = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
-    // Categories: 0 = outside the blanket (coefficients 0), then the classes.
-    let probabilities: Vec<Rational> = std::iter::once(1 - gamma.clone())
-        .chain(classes.iter().map(|c| c.mass.clone()))
-        .collect();
-    let w: Vec<S> = probabilities
-        .iter()
-        .map(|p| S::from_rational(p, ctx))
-        .collect();
-    let tau = if options.truncate {
-        S::truncation_bits(ctx)
-    } else {
-        None
-    };
-    // The memory guard: three arrays (the law and the pair) of the estimated states.
-    let states = estimated_states(
-        &probabilities
-            .iter()
-            .map(Rational::to_f64)
-            .collect::<Vec<_>>(),
-        m,
-        tau,
-    );
-    let bytes = states * 3.0 * S::estimated_bytes(m, ctx) as f64;
-    if bytes > options.memory_limit as f64 {
-        return Err(Error::TooLarge(format!(
-            "the blanket sum over {} output classes at n = {n} would hold about {states:.2e} multinomial states ({:.3} GiB), over the {:.3} GiB limit (raise --max-memory-gib or use a smaller n)",
-            classes.len(),
-            bytes / (1u64 << 30) as f64,
-            options.memory_limit as f64 / (1u64 << 30) as f64
-        )));
-    }
-    let law = multinomial::<S>(m, &w, tau, ctx);
-    let us: Vec<S> = classes
-        .iter()
-        .map(|c| S::from_rational(&c.u, ctx))
-        .collect();
-    let vs: Vec<S> = classes
-        .iter()
-        .map(|c| S::from_rational(&c.v, ctx))
-        .collect();
-    let inv_n = S::from_rational(&Rational::from((1, n)), ctx);
-    let (mut p, mut q) = (Vec::with_capacity(law.values.len()), Vec::new());
-    q.reserve(law.values.len());
-    for (i, value) in law.values.iter().enumerate() {
-        let h = law.set.histogram(i);
-        let (mut a, mut b) = (S::zero(ctx), S::zero(ctx));
-        for (c, count) in h.iter().skip(1).enumerate() {
-            let k = S::from_u64(*count, ctx);
-            a.add_assign(&k.mul(&us[c]));
-            b.add_assign(&k.mul(&vs[c]));
-        }
-        let weight = value.mul(&inv_n);
-        q.push(weight.mul(&a));
-        p.push(weight.mul(&b));
-    }
-    // The omitted states carry Q′ ≤ max u · (their Mult mass) and P′ ≤ max v · (their mass),
-    // since A ≤ n max u and B ≤ n max v.
-    let max_coefficient = classes
-        .iter()
-        .flat_map(|c| [c.u.clone(), c.v.clone()])
-        .max()
-        .unwrap_or_default();
-    let ratios = classes
-        .iter()
-        .map(|c| Rational::from(&c.u / &c.v))
-        .collect::<Vec<_>>();
-    Ok(PairLaw {
-        p,
-        q,
-        omitted: Rational::from(&law.omitted * &max_coefficient),
-        // A/B is a weighted mean of the classes' u/v (v > 0 on the blanket's support).
-        ratio_lo: ratios.iter().min().cloned().unwrap_or_default(),
-        ratio_hi: ratios.iter().max().cloned(),
-        layout: Layout::Reduced,
-        omission: Default::default(),
-    })
-}
-
-/// The blanket divergence of one unordered pair `{x1, x1′}`, as a pair source: `qp` is
-/// `D(x1 → x1′)` and `pq` is `D(x1′ → x1)`.
+/// One state of the outer enumeration: its multinomial weight and the partial sums
+/// `a = Σ_{c ≠ c*} N_c u_c`, `b = Σ_{c ≠ c*} N_c v_c`.
 #[derive(Clone, Debug)]
-pub struct BlanketQuery<'a> {
-    pub exact: &'a Exact,
-    pub x1: usize,
-    pub x1p: usize,
-    pub n: u64,
-    pub options: crate::exact::pair::PairOptions,
-    pub backend: Backend,
-    pub escalate_above: Option<f64>,
+struct OuterState<S> {
+    weight: S,
+    a: S,
+    b: S,
 }
 
-impl PairSource for BlanketQuery<'_> {
-    fn backend(&self) -> Backend {
-        self.backend
+/// The outer states that leave `m` users to the inner class and the outside, and the inner
+/// law `J ~ Bin(m, q)` on its window, with its prefix and suffix sums.
+#[derive(Clone, Debug)]
+struct RestGroup<S> {
+    states: Vec<OuterState<S>>,
+    /// The window's first `J`.
+    start: usize,
+    pmf: Vec<S>,
+    /// `S₀(j) = Σ_{J ≥ j} pmf(J)` and `S₁(j) = Σ_{J ≥ j} S₀(J)`, within the window.
+    suffix0: Vec<S>,
+    suffix1: Vec<S>,
+    /// `P₀(j) = Σ_{J ≤ j} pmf(J)` and `P₁(j) = Σ_{J ≤ j} P₀(J)`.
+    prefix0: Vec<S>,
+    prefix1: Vec<S>,
+}
+
+impl<S: Scalar> RestGroup<S> {
+    fn new(states: Vec<OuterState<S>>, start: usize, pmf: Vec<S>) -> Self {
+        let running = |values: &mut dyn Iterator<Item = &S>| -> Vec<S> {
+            let mut acc: Option<S> = None;
+            values
+                .map(|v| {
+                    let next = acc.as_ref().map_or_else(|| v.clone(), |a| a.add(v));
+                    acc = Some(next.clone());
+                    next
+                })
+                .collect()
+        };
+        let mut suffix0 = running(&mut pmf.iter().rev());
+        suffix0.reverse();
+        let mut suffix1 = running(&mut suffix0.iter().rev());
+        suffix1.reverse();
+        let prefix0 = running(&mut pmf.iter());
+        let prefix1 = running(&mut prefix0.iter());
+        RestGroup {
+            states,
+            start,
+            pmf,
+            suffix0,
+            suffix1,
+            prefix0,
+            prefix1,
+        }
     }
 
-    fn escalate_above(&self) -> Option<f64> {
-        self.escalate_above
+    /// `Σ_{i ∈ range} pmf(start + i) (α + β(start + i))₊`.
+    fn termwise(&self, alpha: &S, beta: &S, range: std::ops::Range<usize>, ctx: &S::Ctx) -> S {
+        let mut sum = S::zero(ctx);
+        for i in range {
+            let j = S::from_u64((self.start + i) as u64, ctx);
+            sum.add_assign(&self.pmf[i].mul(&alpha.add(&beta.mul(&j)).pos_part()));
+        }
+        sum
     }
 
-    fn exact_ctx(&self) -> crate::arith::exact::ExactCtx {
-        Default::default()
+    /// `(Σ pmf(J), Σ pmf(J)·J)` over the `J` with `α + βJ > 0`, in doubles from the stored
+    /// values' midpoints (steering only).
+    fn approx_positive_moments(&self, alpha: f64, beta: f64) -> (f64, f64) {
+        let len = self.pmf.len();
+        let start = self.start as f64;
+        let at = |v: &[S], i: usize| v[i].approx_f64();
+        if beta == 0.0 {
+            return if alpha > 0.0 {
+                let s0 = at(&self.suffix0, 0);
+                (s0, (start - 1.0) * s0 + at(&self.suffix1, 0))
+            } else {
+                (0.0, 0.0)
+            };
+        }
+        let root = -alpha / beta;
+        if !root.is_finite() {
+            return (0.0, 0.0);
+        }
+        if beta > 0.0 {
+            // J ≥ j₀ = ⌊root⌋ + 1: Σ pmf·J = (j₀ − 1)·S₀(j₀) + S₁(j₀).
+            let j0 = (root.floor() + 1.0).max(start);
+            let i = j0 - start;
+            if i >= len as f64 {
+                return (0.0, 0.0);
+            }
+            let (s0, s1) = (at(&self.suffix0, i as usize), at(&self.suffix1, i as usize));
+            (s0, (j0 - 1.0) * s0 + s1)
+        } else {
+            // J ≤ j₁ = ⌈root⌉ − 1: Σ pmf·J = (j₁ + 1)·P₀(j₁) − P₁(j₁).
+            let j1 = (root.ceil() - 1.0).min(start + len as f64 - 1.0);
+            if j1 < start {
+                return (0.0, 0.0);
+            }
+            let i = (j1 - start) as usize;
+            let (p0, p1) = (at(&self.prefix0, i), at(&self.prefix1, i));
+            (p0, (j1 + 1.0) * p0 - p1)
+        }
     }
 
-    fn check_exact(&self) -> Result<()> {
-        Ok(())
+    /// `E[(α + βJ)₊]` over the kept window (see the module docs).
+    fn positive_part_mean(&self, alpha: &S, beta: &S, ctx: &S::Ctx) -> S {
+        let len = self.pmf.len();
+        if beta.is_exact_zero() {
+            return alpha.pos_part().mul(&self.suffix0[0]);
+        }
+        let (beta_lo, beta_hi) = beta.f64_bounds();
+        // Every root `−α/β` of the enclosures lies in [root_lo, root_hi].
+        let (root_lo, root_hi) = S::zero(ctx).sub(alpha).div(beta).f64_bounds();
+        if !(root_lo.is_finite() && root_hi.is_finite()) || !(beta_lo > 0.0 || beta_hi < 0.0) {
+            return self.termwise(alpha, beta, 0..len, ctx);
+        }
+        // The window index of `J` (a whole number), clamped to [0, len].
+        let index = |j: f64| (j - self.start as f64).clamp(0.0, len as f64) as usize;
+        if beta_lo > 0.0 {
+            // Terms vanish for J ≤ root_lo and are positive for J > root_hi.
+            let ambiguous = index(root_lo.floor() + 1.0);
+            let certain = index(root_hi.floor() + 1.0).max(ambiguous);
+            let mut sum = self.termwise(alpha, beta, ambiguous..certain, ctx);
+            if certain < len {
+                // (α + β(j₀ − 1))·S₀(j₀) + β·S₁(j₀), a sum of positive terms.
+                let j0 = S::from_u64((self.start + certain) as u64, ctx);
+                let head = alpha.add(&beta.mul(&j0)).sub(beta);
+                let tail = head
+                    .mul(&self.suffix0[certain])
+                    .add(&beta.mul(&self.suffix1[certain]));
+                sum.add_assign(&tail.pos_part());
+            }
+            sum
+        } else {
+            // Terms are positive for J < root_lo and vanish for J ≥ root_hi: the certain ones
+            // are the indices below `certain`, the ambiguous ones below `ambiguous`.
+            let certain = index(root_lo.ceil());
+            let ambiguous = index(root_hi.ceil()).max(certain);
+            let mut sum = self.termwise(alpha, beta, certain..ambiguous, ctx);
+            if certain > 0 {
+                // With j₁ the last certain J: (α + β(j₁ + 1))·P₀(j₁) − β·P₁(j₁).
+                let last = certain - 1;
+                let j1 = S::from_u64((self.start + certain) as u64, ctx);
+                let head = alpha.add(&beta.mul(&j1));
+                let tail = head
+                    .mul(&self.prefix0[last])
+                    .sub(&beta.mul(&self.prefix1[last]));
+                sum.add_assign(&tail.pos_part());
+            }
+            sum
+        }
+    }
+}
+
+/// The blanket sum of one ordered pair's classes in backend `S`, prepared for evaluation at
+/// many thresholds: `at_threshold(Qp, t)` is `D(x1 → x1′)` and `at_threshold(Pq, t)` is
+/// `D(x1′ → x1)`.
+#[derive(Clone, Debug)]
+pub struct BlanketSum<S> {
+    groups: Vec<RestGroup<S>>,
+    /// `(u, v)` of the class summed in closed form.
+    inner: (S, S),
+    inv_n: S,
+    /// A certified bound on the multinomial mass the windows leave out.
+    pub omitted: Rational,
+    /// What the left-out states can add: `ω · max u` (Qp) and `ω · max v` (Pq).
+    slack: [S; 2],
+    /// `max u/v` (Qp is 0 from there on) and `max v/u` (Pq).
+    vanishes_beyond: [Rational; 2],
+    /// Outer states stored.
+    pub states: usize,
+}
+
+fn side(dir: Direction) -> usize {
+    match dir {
+        Direction::Qp => 0,
+        Direction::Pq => 1,
+    }
+}
+
+impl<S: Scalar> BlanketSum<S> {
+    /// The sum of `x1 → x1′` (and its reverse) for n users.  Refused with `Error::TooLarge` when
+    /// the windows would exceed `options.memory_limit`.
+    pub fn build(
+        exact: &Exact,
+        x1: usize,
+        x1p: usize,
+        n: u64,
+        options: &PairOptions,
+        ctx: &S::Ctx,
+    ) -> Result<Self> {
+        Self::build_with_inner(exact, x1, x1p, n, options, None, ctx)
     }
 
-    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
-        Ok(Built {
-            law: blanket_law(self.exact, self.x1, self.x1p, self.n, &self.options, ctx)?,
-            canonical_states_checked: None,
+    /// [`Self::build`] with the class summed in closed form chosen (`None`: the one that leaves
+    /// the fewest values to store).
+    fn build_with_inner(
+        exact: &Exact,
+        x1: usize,
+        x1p: usize,
+        n: u64,
+        options: &PairOptions,
+        inner: Option<usize>,
+        ctx: &S::Ctx,
+    ) -> Result<Self> {
+        let (classes, gamma) = classes(exact, x1, x1p);
+        let m = usize::try_from(n)
+            .ok()
+            .filter(|m| *m < u32::MAX as usize)
+            .ok_or_else(|| Error::argument("--n", "too large for the blanket sum"))?;
+        let outside = Rational::from(1 - &gamma);
+        let tau = if options.truncate {
+            S::truncation_bits(ctx)
+        } else {
+            None
+        };
+        let z = tau.map_or(f64::INFINITY, |b| {
+            (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
+        });
+        // Outer categories for inner class i: 0 = the rest (class i and the outside), then the
+        // other classes.  The inner class is the one that leaves the fewest values to store.
+        let outer_weights = |i: usize| -> Vec<Rational> {
+            std::iter::once(Rational::from(&outside + &classes[i].mass))
+                .chain(
+                    classes
+                        .iter()
+                        .enumerate()
+                        .filter(|(c, _)| *c != i)
+                        .map(|(_, c)| c.mass.clone()),
+                )
+                .collect()
+        };
+        let values_stored = |i: usize| -> f64 {
+            let w: Vec<f64> = outer_weights(i).iter().map(Rational::to_f64).collect();
+            let q = Rational::from(&classes[i].mass / &rest_probability(&outside, &classes[i]));
+            3.0 * estimated_states(&w, m, z)
+                + 5.0 * window_width(w[0], m, z) * window_width(q.to_f64(), m, z)
+        };
+        let inner = inner.unwrap_or_else(|| {
+            (0..classes.len())
+                .min_by(|a, b| values_stored(*a).total_cmp(&values_stored(*b)))
+                .expect("a randomizer has at least one output")
+        });
+        let bytes = values_stored(inner) * S::estimated_bytes(m, ctx) as f64;
+        if bytes > options.memory_limit as f64 {
+            return Err(Error::TooLarge(format!(
+                "the blanket sum over {} output classes at n = {n} would hold about {:.2e} values ({:.3} GiB), over the {:.3} GiB limit (raise --max-memory-gib or use a smaller n)",
+                classes.len(),
+                values_stored(inner),
+                bytes / (1u64 << 30) as f64,
+                options.memory_limit as f64 / (1u64 << 30) as f64
+            )));
+        }
+        let others: Vec<&Class> = classes
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| *c != inner)
+            .map(|(_, c)| c)
+            .collect();
+        let coefficient = |q: &Rational| S::from_rational(q, ctx);
+        let (us, vs): (Vec<S>, Vec<S>) = others
+            .iter()
+            .map(|c| (coefficient(&c.u), coefficient(&c.v)))
+            .unzip();
+        // The outer enumeration, grouped by the users left over.
+        let mut by_rest: std::collections::BTreeMap<usize, Vec<OuterState<S>>> =
+            Default::default();
+        let mut omitted = Rational::new();
+        if others.is_empty() {
+            by_rest.insert(
+                m,
+                vec![OuterState {
+                    weight: S::one(ctx),
+                    a: S::zero(ctx),
+                    b: S::zero(ctx),
+                }],
+            );
+        } else {
+            let w: Vec<S> = outer_weights(inner).iter().map(coefficient).collect();
+            let law = multinomial::<S>(m, &w, tau, ctx);
+            omitted += &law.omitted;
+            for (i, weight) in law.values.into_iter().enumerate() {
+                let h = law.set.histogram(i);
+                let (mut a, mut b) = (S::zero(ctx), S::zero(ctx));
+                for (c, count) in h.iter().skip(1).enumerate() {
+                    let k = S::from_u64(*count, ctx);
+                    a.add_assign(&k.mul(&us[c]));
+                    b.add_assign(&k.mul(&vs[c]));
+                }
+                by_rest
+                    .entry(h[0] as usize)
+                    .or_default()
+                    .push(OuterState { weight, a, b });
+            }
+        }
+        let states = by_rest.values().map(Vec::len).sum();
+        // The inner split of the m left over: J ~ Bin(m, q) into the inner class.
+        let rest = rest_probability(&outside, &classes[inner]);
+        let q = coefficient(&Rational::from(&classes[inner].mass / &rest));
+        let not_q = coefficient(&Rational::from(&outside / &rest));
+        let built: Vec<(RestGroup<S>, Rational)> = by_rest
+            .into_iter()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(left, states)| {
+                let window = binomial_window(left, &q, &not_q, tau, ctx);
+                let mut mass = S::zero(ctx);
+                for s in &states {
+                    mass.add_assign(&s.weight);
+                }
+                let lost = upper_bound(&mass) * &window.omitted;
+                (RestGroup::new(states, window.start, window.values), lost)
+            })
+            .collect();
+        let mut groups = Vec::with_capacity(built.len());
+        for (g, lost) in built {
+            omitted += lost;
+            groups.push(g);
+        }
+        let max_of = |f: &dyn Fn(&Class) -> Rational| -> Rational {
+            classes.iter().map(f).max().unwrap_or_default()
+        };
+        let max_u = max_of(&|c| c.u.clone());
+        let max_v = max_of(&|c| c.v.clone());
+        Ok(BlanketSum {
+            groups,
+            inner: (
+                coefficient(&classes[inner].u),
+                coefficient(&classes[inner].v),
+            ),
+            inv_n: coefficient(&Rational::from((1, n))),
+            slack: [
+                coefficient(&Rational::from(&omitted * &max_u)),
+                coefficient(&Rational::from(&omitted * &max_v)),
+            ],
+            omitted,
+            vanishes_beyond: [
+                max_of(&|c| Rational::from(&c.u / &c.v)),
+                max_of(&|c| Rational::from(&c.v / &c.u)),
+            ],
+            states,
         })
     }
+
+    /// `D` at a threshold value `c` enclosing `t = e^ε` (every `t` in it, by monotonicity).
+    pub fn at_threshold(&self, dir: Direction, c: &S, ctx: &S::Ctx) -> Enclosure {
+        let (u, v) = &self.inner;
+        let beta = match dir {
+            Direction::Qp => u.sub(&c.mul(v)),
+            Direction::Pq => v.sub(&c.mul(u)),
+        };
+        let parts: Vec<S> = self
+            .groups
+            .par_iter()
+            .map(|g| {
+                let mut sum = S::zero(ctx);
+                for s in &g.states {
+                    let alpha = match dir {
+                        Direction::Qp => s.a.sub(&c.mul(&s.b)),
+                        Direction::Pq => s.b.sub(&c.mul(&s.a)),
+                    };
+                    sum.add_assign(&s.weight.mul(&g.positive_part_mean(&alpha, &beta, ctx)));
+                }
+                sum
+            })
+            .collect();
+        let mut total = S::zero(ctx);
+        for p in &parts {
+            total.add_assign(p);
+        }
+        total
+            .mul(&self.inv_n)
+            .with_upper_slack(&self.slack[side(dir)])
+            .enclosure()
+            .clamp_nonnegative()
+    }
+
+    /// `D(t)` and `D′(t)` in doubles from the stored values' midpoints: steering for the ε
+    /// search, never part of a result.  `D′(t) = −(1/n) E[B·1{A > tB}]` (Qp; A and B swap for
+    /// Pq).
+    fn approx_at(&self, dir: Direction, t: f64) -> (f64, f64) {
+        let (u, v) = (self.inner.0.approx_f64(), self.inner.1.approx_f64());
+        let (x_inner, y_inner) = match dir {
+            Direction::Qp => (u, v),
+            Direction::Pq => (v, u),
+        };
+        let beta = x_inner - t * y_inner;
+        let (value, slope) = self
+            .groups
+            .par_iter()
+            .map(|g| {
+                let (mut value, mut slope) = (0.0, 0.0);
+                for s in &g.states {
+                    let (a, b) = (s.a.approx_f64(), s.b.approx_f64());
+                    let (x, y) = match dir {
+                        Direction::Qp => (a, b),
+                        Direction::Pq => (b, a),
+                    };
+                    let alpha = x - t * y;
+                    let (m0, m1) = g.approx_positive_moments(alpha, beta);
+                    let w = s.weight.approx_f64();
+                    value += w * (alpha * m0 + beta * m1);
+                    slope -= w * (y * m0 + y_inner * m1);
+                }
+                (value, slope)
+            })
+            .reduce(|| (0.0, 0.0), |p, q| (p.0 + q.0, p.1 + q.1));
+        let n = 1.0 / self.inv_n.approx_f64();
+        (value / n, slope / n)
+    }
+
+    /// An estimate of the `t` where `D(t) = target`: safeguarded Newton steps on `ln D`
+    /// inside a bracket, in doubles (steering only; `None` outside the double range).
+    fn approx_root(&self, dir: Direction, target: &Rational) -> Option<Rational> {
+        let goal = target.to_f64().ln();
+        let (mut lo, mut hi) = (1.0, self.vanishes_beyond[side(dir)].to_f64());
+        if !(goal.is_finite() && hi.is_finite() && hi > lo) {
+            return None;
+        }
+        let mut t = 0.5 * (lo + hi);
+        for _ in 0..100 {
+            let (d, slope) = self.approx_at(dir, t);
+            if d > 0.0 && d.ln() > goal {
+                lo = t;
+            } else {
+                hi = t;
+            }
+            // Newton on ln D − ln target: t − (ln D − goal)·D/D′; bisect when it leaves.
+            let newton = t - (d.ln() - goal) * d / slope;
+            let usable = d > 0.0 && slope < 0.0 && newton.is_finite();
+            if usable && (newton - t).abs() <= 1e-15 * t || hi - lo <= 1e-15 * lo {
+                return Rational::from_f64(t);
+            }
+            t = if usable && newton > lo && newton < hi {
+                newton
+            } else {
+                0.5 * (lo + hi)
+            };
+        }
+        Rational::from_f64(t)
+    }
+
+    /// `D` at a threshold given as ε or as `e^ε`.
+    pub fn at(&self, dir: Direction, threshold: &Threshold, ctx: &S::Ctx) -> Enclosure {
+        match threshold {
+            Threshold::Eps(e) => S::exp_rational(e, ctx)
+                .eval_nonincreasing(|c| self.at_threshold(dir, c, ctx)),
+            Threshold::ExpEps(c) => self.at_threshold(dir, &S::from_rational(c, ctx), ctx),
+        }
+    }
+
+    /// The certified ε at which `D` meets `target` (`D` has no singular mass).  Probes start
+    /// around a double-precision estimate of the root; the bracket is refined to 2^-6 of the
+    /// backend's usual tolerance (relative width about 1e-11 with f64 intervals).
+    pub fn epsilon_for(
+        &self,
+        dir: Direction,
+        target: &Rational,
+        ctx: &S::Ctx,
+    ) -> Result<EpsilonCertificate> {
+        certified_epsilon(
+            |c| self.at(dir, &Threshold::ExpEps(c.clone()), ctx),
+            || Enclosure::point(Rational::new()),
+            Some(self.vanishes_beyond[side(dir)].clone()),
+            self.approx_root(dir, target),
+            target,
+            S::precision_bits(ctx).saturating_sub(6),
+        )
+    }
+}
+
+/// The probability of the rest category: the inner class or the outside of the blanket.
+fn rest_probability(outside: &Rational, inner: &Class) -> Rational {
+    Rational::from(outside + &inner.mass)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arith::exact::ExactCtx;
-    use crate::exact::curve::{Direction, delta_at_exp};
     use crate::mechanism::randomizer::load_randomizer;
     use rug::ops::Pow;
 
@@ -286,26 +651,26 @@ mod tests {
         let r = load_randomizer("k-rr:k=3,exp_eps0=2,inputs=3").unwrap();
         let ctx = ExactCtx::default();
         for n in [1u64, 3, 5] {
-            let law =
-                blanket_law::<Rational>(&Exact::of(&r).unwrap(), 0, 1, n, &exact_options(), &ctx)
+            let sum =
+                BlanketSum::<Rational>::build(&Exact::of(&r).unwrap(), 0, 1, n, &exact_options(), &ctx)
                     .unwrap();
-            assert_eq!(law.omitted, 0);
+            assert_eq!(sum.omitted, 0);
             for t in [
                 Rational::from(1),
                 Rational::from((3, 2)),
                 Rational::from((19, 10)),
             ] {
-                let d = delta_at_exp(&law, Direction::Qp, &t, &ctx);
+                let d = sum.at_threshold(Direction::Qp, &t, &ctx);
                 let want = expectation_form(&r, 0, 1, n, &t);
                 assert!(
                     d.is_point() && d.contains(&want),
                     "n = {n}, t = {t}: {d} vs {want}"
                 );
-                let reverse = delta_at_exp(&law, Direction::Pq, &t, &ctx);
+                let reverse = sum.at_threshold(Direction::Pq, &t, &ctx);
                 assert!(reverse.contains(&expectation_form(&r, 1, 0, n, &t)));
             }
             // The exact zero for t ≥ max u/v = e^eps0.
-            let d = delta_at_exp(&law, Direction::Qp, &Rational::from(2), &ctx);
+            let d = sum.at_threshold(Direction::Qp, &Rational::from(2), &ctx);
             assert!(d.contains(&Rational::new()));
         }
         // A randomizer with distinct ratios in every output (no merging), two inputs.
@@ -316,11 +681,97 @@ mod tests {
         )
         .unwrap();
         let r = load_randomizer(file.to_str().unwrap()).unwrap();
-        let law = blanket_law::<Rational>(&Exact::of(&r).unwrap(), 1, 0, 4, &exact_options(), &ctx)
-            .unwrap();
+        let sum =
+            BlanketSum::<Rational>::build(&Exact::of(&r).unwrap(), 1, 0, 4, &exact_options(), &ctx)
+                .unwrap();
         let t = Rational::from((6, 5));
-        let d = delta_at_exp(&law, Direction::Qp, &t, &ctx);
+        let d = sum.at_threshold(Direction::Qp, &t, &ctx);
         assert!(d.contains(&expectation_form(&r, 1, 0, 4, &t)));
+    }
+
+    /// A randomizer with three classes of distinct ratios and mass outside the blanket.
+    fn three_classes() -> Randomizer {
+        let file = std::env::temp_dir().join("shufflecert-blanket-three-classes.toml");
+        std::fs::write(
+            &file,
+            "inputs = [\"a\", \"b\", \"c\"]\nrows = [[\"1/2\", \"1/4\", \"1/8\", \"1/8\"], [\"1/8\", \"1/2\", \"1/4\", \"1/8\"], [\"1/4\", \"1/8\", \"1/8\", \"1/2\"]]\n",
+        )
+        .unwrap();
+        load_randomizer(file.to_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_closed_form_class_gives_the_expectation_form() {
+        // Whichever class is summed in closed form (β > 0, β < 0 and β = 0 all occur), the
+        // value is the expectation form exactly, in both directions.
+        let r = three_classes();
+        let exact = Exact::of(&r).unwrap();
+        let ctx = ExactCtx::default();
+        let (cl, _) = classes(&exact, 0, 1);
+        assert!(cl.len() >= 3);
+        for n in [1u64, 2, 4] {
+            for inner in 0..cl.len() {
+                let sum = BlanketSum::<Rational>::build_with_inner(
+                    &exact,
+                    0,
+                    1,
+                    n,
+                    &exact_options(),
+                    Some(inner),
+                    &ctx,
+                )
+                .unwrap();
+                for t in [(1, 1), (6, 5), (3, 2), (2, 1), (4, 1)] {
+                    let t = Rational::from(t);
+                    let qp = sum.at_threshold(Direction::Qp, &t, &ctx);
+                    let pq = sum.at_threshold(Direction::Pq, &t, &ctx);
+                    let (want_qp, want_pq) = (
+                        expectation_form(&r, 0, 1, n, &t),
+                        expectation_form(&r, 1, 0, n, &t),
+                    );
+                    assert!(qp.is_point() && qp.contains(&want_qp), "{n} {inner} {t}");
+                    assert!(pq.is_point() && pq.contains(&want_pq), "{n} {inner} {t}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_interval_sums_enclose_the_exact_value() {
+        // n = 40: the interval backend truncates both the outer windows and the inner
+        // binomials; its enclosure must contain the exact (untruncated) rational value, for
+        // every choice of the closed-form class, and its double-precision steering must agree.
+        let r = three_classes();
+        let exact = Exact::of(&r).unwrap();
+        let n = 40;
+        let (cl, _) = classes(&exact, 2, 0);
+        let want = BlanketSum::<Rational>::build(&exact, 2, 0, n, &exact_options(), &ExactCtx::default())
+            .unwrap();
+        for inner in 0..cl.len() {
+            let sum = BlanketSum::<inari::Interval>::build_with_inner(
+                &exact,
+                2,
+                0,
+                n,
+                &Default::default(),
+                Some(inner),
+                &(),
+            )
+            .unwrap();
+            assert!(sum.omitted > 0, "nothing truncated at n = {n}");
+            for t in [(1, 1), (11, 10), (5, 4), (3, 2)] {
+                let t = Rational::from(t);
+                for dir in [Direction::Qp, Direction::Pq] {
+                    let exact_value = want.at_threshold(dir, &t, &ExactCtx::default());
+                    let got = sum.at(dir, &Threshold::ExpEps(t.clone()), &());
+                    assert!(got.contains_enclosure(&exact_value), "{inner} {t} {dir:?}: {got} vs {exact_value}");
+                    assert!(got.relative_width() < 1e-9, "{got}");
+                    let (approx, slope) = sum.approx_at(dir, t.to_f64());
+                    assert!((approx - got.mid_f64()).abs() <= 1e-9 * got.mid_f64(), "{approx} vs {got}");
+                    assert!(slope < 0.0);
+                }
+            }
+        }
     }
 
     #[test]

@@ -374,86 +374,138 @@ impl<S: Scalar> Curve<'_, S> {
     /// The certified ε for a target δ on this curve (see [`epsilon_for_delta`]).
     pub fn epsilon_for(&self, target: &Rational) -> Result<EpsilonCertificate> {
         let (law, dir, ctx) = (self.law, self.dir, self.ctx);
-        check_target(target)?;
-        let eval = |c: &Rational| self.at_exp(c);
-        let one = Rational::from(1);
-        let at_one = eval(&one);
-        if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
-            return Ok(EpsilonCertificate {
-                eps: Enclosure::point(Rational::new()),
-                exp_lo: one.clone(),
-                exp_hi: Some(one),
-                delta_at_hi: Some(at_one),
-                singular_mass: None,
-            });
-        }
-        let singular = singular_mass(law, dir, ctx);
-        if singular.compare(target) == Tri::Greater {
-            return Ok(EpsilonCertificate {
-                eps: Enclosure::pos_infinity(),
-                exp_lo: one,
-                exp_hi: None,
-                delta_at_hi: None,
-                singular_mass: Some(singular),
-            });
-        }
         // Upper bracket: the likelihood-ratio bound (δ(c) = 0 beyond max L) or doubling.
-        let mut hi = match dir {
+        let vanishes_beyond = match dir {
             Direction::Qp => law.ratio_hi.clone(),
             Direction::Pq if law.ratio_lo > 0 => Some(Rational::from(1) / &law.ratio_lo),
             Direction::Pq => None,
+        };
+        certified_epsilon(
+            |c| self.at_exp(c),
+            || singular_mass(law, dir, ctx),
+            vanishes_beyond,
+            None,
+            target,
+            S::precision_bits(ctx),
+        )
+    }
+}
+
+/// The certified ε for a target δ of any non-increasing curve `δ(c)`, `c = e^ε`, given as
+/// certified evaluations `eval(c)`: `ε* = inf{ε ≥ 0 : δ(e^ε) ≤ target}` is enclosed by a
+/// threshold with `δ > target` certified below it and one with `δ ≤ target` certified above.
+/// `singular` is the curve's limit as `c → ∞` (evaluated only when δ(1) exceeds the target),
+/// `vanishes_beyond` a threshold past which δ is known to be 0 (the first upper probe),
+/// `guess` an estimate of `e^{ε*}` (steering only: a bracket around it is probed first), and
+/// `precision_bits` sets how far the bracket is refined.
+pub fn certified_epsilon(
+    eval: impl Fn(&Rational) -> Enclosure,
+    singular: impl FnOnce() -> Enclosure,
+    vanishes_beyond: Option<Rational>,
+    guess: Option<Rational>,
+    target: &Rational,
+    precision_bits: u32,
+) -> Result<EpsilonCertificate> {
+    check_target(target)?;
+    let one = Rational::from(1);
+    let at_one = eval(&one);
+    if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
+        return Ok(EpsilonCertificate {
+            eps: Enclosure::point(Rational::new()),
+            exp_lo: one.clone(),
+            exp_hi: Some(one),
+            delta_at_hi: Some(at_one),
+            singular_mass: None,
+        });
+    }
+    let singular = singular();
+    if singular.compare(target) == Tri::Greater {
+        return Ok(EpsilonCertificate {
+            eps: Enclosure::pos_infinity(),
+            exp_lo: one,
+            exp_hi: None,
+            delta_at_hi: None,
+            singular_mass: Some(singular),
+        });
+    }
+    let tolerance = Rational::from((
+        1,
+        rug::Integer::from(1) << precision_bits.saturating_sub(12).max(8),
+    ));
+    let mut lo = (Rational::from(1), at_one);
+    let mut found: Option<(Rational, Enclosure)> = None;
+    if let Some(guess) = guess.filter(|g| *g > 1) {
+        // A bracket around the guess, as narrow as the tolerance asks, widened until both
+        // sides are certified (each probe that decides moves a side of the bracket).
+        let width = guess.to_f64() * guess.to_f64().ln() * tolerance.to_f64() / 4.0;
+        let mut half = Rational::from_f64(width).filter(|h| *h > 0);
+        for _ in 0..6 {
+            let Some(h) = half.clone() else { break };
+            for c in [Rational::from(&guess - &h), Rational::from(&guess + &h)] {
+                let below_found = found.as_ref().is_none_or(|(f, _)| c < *f);
+                if c <= lo.0 || !below_found {
+                    continue;
+                }
+                let d = eval(&c);
+                match d.compare(target) {
+                    Tri::Less | Tri::Equal => found = Some((c, d)),
+                    Tri::Greater => lo = (c, d),
+                    Tri::Unknown => {}
+                }
+            }
+            if found.is_some() && lo.0 > 1 {
+                break;
+            }
+            half = Some(h * 64u32);
         }
-        .filter(|c| *c > 1)
-        .unwrap_or_else(|| Rational::from(2));
-        let mut lo = (Rational::from(1), at_one);
-        let mut found = None;
+    }
+    if found.is_none() {
+        let mut hi = vanishes_beyond
+            .filter(|c| *c > 1)
+            .unwrap_or_else(|| Rational::from(2));
         for _ in 0..128 {
             let d = eval(&hi);
             match d.compare(target) {
                 Tri::Less | Tri::Equal => {
-                    found = Some(d);
+                    found = Some((hi, d));
                     break;
                 }
-                Tri::Greater => lo = (hi.clone(), d),
-                Tri::Unknown => {}
+                Tri::Greater if hi > lo.0 => lo = (hi.clone(), d),
+                _ => {}
             }
             hi *= 2;
         }
-        let Some(at_hi) = found else {
-            let eps_lo = if lo.0 == 1 {
-                Rational::new()
-            } else {
-                ln_bracket(&lo.0, 64).0
-            };
-            return Ok(EpsilonCertificate {
-                eps: Enclosure::new(Endpoint::Finite(eps_lo), Endpoint::PosInf),
-                exp_lo: lo.0,
-                exp_hi: None,
-                delta_at_hi: None,
-                singular_mass: Some(singular),
-            });
-        };
-        let mut search = Search::new(target, lo, (hi, at_hi));
-        let tolerance = Rational::from((
-            1,
-            rug::Integer::from(1) << S::precision_bits(ctx).saturating_sub(12).max(8),
-        ));
-        search.refine(&eval, &tolerance);
-        let prec = S::precision_bits(ctx) + 64;
-        let eps_lo = if search.lo == 1 {
+    }
+    let Some((hi, at_hi)) = found else {
+        let eps_lo = if lo.0 == 1 {
             Rational::new()
         } else {
-            ln_bracket(&search.lo, prec).0
+            ln_bracket(&lo.0, 64).0
         };
-        let eps_hi = ln_bracket(&search.hi, prec).1;
-        Ok(EpsilonCertificate {
-            eps: Enclosure::from_rationals(eps_lo, eps_hi),
-            exp_lo: search.lo,
-            exp_hi: Some(search.hi),
-            delta_at_hi: Some(search.delta_hi),
-            singular_mass: None,
-        })
-    }
+        return Ok(EpsilonCertificate {
+            eps: Enclosure::new(Endpoint::Finite(eps_lo), Endpoint::PosInf),
+            exp_lo: lo.0,
+            exp_hi: None,
+            delta_at_hi: None,
+            singular_mass: Some(singular),
+        });
+    };
+    let mut search = Search::new(target, lo, (hi, at_hi));
+    search.refine(&eval, &tolerance);
+    let prec = precision_bits + 64;
+    let eps_lo = if search.lo == 1 {
+        Rational::new()
+    } else {
+        ln_bracket(&search.lo, prec).0
+    };
+    let eps_hi = ln_bracket(&search.hi, prec).1;
+    Ok(EpsilonCertificate {
+        eps: Enclosure::from_rationals(eps_lo, eps_hi),
+        exp_lo: search.lo,
+        exp_hi: Some(search.hi),
+        delta_at_hi: Some(search.delta_hi),
+        singular_mass: None,
+    })
 }
 
 /// Bracketing state of the ε search: `lo` has δ > target certified (or is 1), `hi` has
