@@ -3,17 +3,20 @@
 //!
 //! * Upper: `δ_M(ε) ≤ max_{x1 ≠ x1′} D(x1 → x1′)` (the blanket divergence, [`super::upper`]);
 //!   for ε, the largest of the pairs' certified ε at which D meets δ.
-//! * Lower: the concrete neighbouring pair `(x1, x2, …, x2) ≃ (x1′, x2, …, x2)` is one of the
-//!   datasets in the profile's supremum, so its exact δ (pair engine) is a lower bound.  With
-//!   `x2 ∈ {x1, x1′}` it is the mechanism `(W0, W1) = (R_{x1}, R_{x1′})` at `k = 0` or
-//!   `k = n − 1`.  Backgrounds with a third input need the general-input engine (issue 11,
-//!   Deliver 2) and are not yet included, so for `|X| ≥ 3` the lower bound may be below
-//!   Takagi–Liew's.
+//! * Lower: the datasets `(x1, x2, …, x2) ≃ (x1′, x2, …, x2)` are neighbours, so the exact δ of
+//!   their shuffled laws is a lower bound on `δ_M`.  It is the same finite sum against the
+//!   reference `R_{x2}` with `γ = 1` (Takagi–Liew §2), so it is computed by the same certified
+//!   sum; the largest over `(x1, x1′, x2)` is reported.  The tests check it against the pair
+//!   engine (`x2 ∈ {x1, x1′}`: the binary engine at k = 0 and n − 1; a third input: the
+//!   general-input engine).
 //!
-//! Pairs with the same classes (upper) or the same multiset of columns (lower) give the same
-//! values and are computed once (k-RR on k inputs: one pair each).
+//! Pairs with the same classes (upper) give the same values and are computed once (k-RR on k
+//! inputs: one pair).  Triples are grouped by a 64-bit hash of their multiset of columns
+//! `(R_{x1}(y), R_{x1′}(y), R_{x2}(y))`: triples with equal columns have equal values, and a
+//! collision could only leave a triple out of the maximum, which keeps the lower bound a lower
+//! bound.
 
-use super::upper::{BlanketSum, Exact, classes};
+use super::upper::{BlanketSum, Class, Exact};
 use crate::arith::Scalar;
 use crate::arith::exact::ExactCtx;
 use crate::enclosure::Enclosure;
@@ -22,8 +25,7 @@ use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
 use crate::mechanism::randomizer::Randomizer;
 use crate::query::{
-    Backend, Computation, Computed, DeltaJob, EpsilonJob, PairQuery, PairSource, Threshold,
-    Widths, answer, compute, relative_width_above,
+    Backend, Computation, Computed, Threshold, Widths, compute, relative_width_above,
 };
 use rug::Rational;
 
@@ -49,7 +51,7 @@ pub struct BoundsQuery {
 #[derive(Clone, Debug)]
 pub struct Attained {
     pub value: Enclosure,
-    /// `(x1, x1′)`: the switched user's inputs.
+    /// `(x1, x1′)`: the switched user's inputs, the first dataset's first.
     pub pair: (usize, usize),
     /// The background input `x2` (lower bounds only).
     pub background: Option<usize>,
@@ -61,51 +63,6 @@ pub struct RangeRow {
     pub threshold: Option<Threshold>,
     pub lower: Attained,
     pub upper: Attained,
-}
-
-/// Unordered pairs, one representative per value-equivalence class (`key`).
-fn representatives<K: PartialEq>(
-    k: usize,
-    key: impl Fn(usize, usize) -> Result<K>,
-) -> Result<Vec<(usize, usize)>> {
-    let mut seen: Vec<K> = Vec::new();
-    let mut out = Vec::new();
-    for x in 0..k {
-        for xp in x + 1..k {
-            let kk = key(x, xp)?;
-            if !seen.contains(&kk) {
-                seen.push(kk);
-                out.push((x, xp));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The two-sided values of a pair source: per threshold `[qp, pq]`, or the ε of each direction.
-fn two_sided<Src: PairSource>(source: &Src, target: &Target) -> Result<Vec<[Enclosure; 2]>> {
-    Ok(match target {
-        Target::Delta(thresholds) => answer(
-            source,
-            &DeltaJob {
-                thresholds: thresholds.clone(),
-            },
-        )?
-        .result
-        .into_iter()
-        .map(|r| [r.qp, r.pq])
-        .collect(),
-        Target::Epsilon(delta) => {
-            let r = answer(
-                source,
-                &EpsilonJob {
-                    delta: delta.clone(),
-                },
-            )?
-            .result;
-            vec![[r.qp.eps, r.pq.eps]]
-        }
-    })
 }
 
 /// Both directions of one unordered pair, per threshold (or at the target δ).
@@ -121,15 +78,15 @@ impl Widths for TwoSided {
     }
 }
 
-/// The blanket divergence of the unordered pair `{x1, x1′}` at the question's target:
-/// `[D(x1 → x1′), D(x1′ → x1)]` (see [`super::upper`]).
-struct BlanketJob<'a> {
-    exact: &'a Exact,
-    pair: (usize, usize),
+/// One blanket sum (classes and mass) at the question's target: `[D(x1 → x1′), D(x1′ → x1)]`
+/// per threshold (see [`super::upper`]).
+struct SumJob<'a> {
+    classes: Vec<Class>,
+    gamma: Rational,
     query: &'a BoundsQuery,
 }
 
-impl Computation for BlanketJob<'_> {
+impl Computation for SumJob<'_> {
     type Output = TwoSided;
 
     fn backend(&self) -> Backend {
@@ -151,8 +108,7 @@ impl Computation for BlanketJob<'_> {
 
     fn run_in<S: Scalar>(&self, ctx: &S::Ctx, arithmetic: String) -> Result<Computed<TwoSided>> {
         let q = self.query;
-        let (x1, x1p) = self.pair;
-        let sum = BlanketSum::<S>::build(self.exact, x1, x1p, q.n, &q.options, ctx)?;
+        let sum = BlanketSum::<S>::build(&self.classes, &self.gamma, q.n, &q.options, ctx)?;
         let values = match &q.target {
             Target::Delta(thresholds) => thresholds
                 .iter()
@@ -174,8 +130,8 @@ impl Computation for BlanketJob<'_> {
     }
 }
 
-/// Folds one source's `[qp, pq]` values into the running maxima (by upper end, then lower
-/// end); `qp` is attained by the ordered pair `qp_pair`, `pq` by its reverse.
+/// Folds one sum's `[qp, pq]` values into the running maxima (by upper end, then lower end);
+/// `qp` is attained by the ordered pair `qp_pair`, `pq` by its reverse.
 fn keep_largest(
     best: &mut [Option<Attained>],
     values: Vec<[Enclosure; 2]>,
@@ -199,6 +155,54 @@ fn keep_largest(
     }
 }
 
+/// A 64-bit mix of one value (splitmix64's finaliser).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Unordered pairs `x1 < x1′` and a background `x2`, one per multiset of columns (by hash; see
+/// the module docs).
+fn triples(exact: &Exact) -> Vec<(usize, usize, usize)> {
+    // Each distinct entry gets a small id, so a column is three ids.
+    let mut ids: std::collections::HashMap<&Rational, u64> = Default::default();
+    let id: Vec<Vec<u64>> = exact
+        .rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|v| {
+                    let next = ids.len() as u64;
+                    *ids.entry(v).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    let k = exact.rows.len();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for x1 in 0..k {
+        for x1p in x1 + 1..k {
+            for x2 in 0..k {
+                // The pair's reverse (x1′, x1, x2) has the same two directions, swapped.
+                let key = |a: usize, b: usize| {
+                    (0..id[0].len()).fold(0u64, |h, y| {
+                        h.wrapping_add(mix(
+                            (id[a][y] << 42) ^ (id[b][y] << 21) ^ id[x2][y] ^ (1 << 63),
+                        ))
+                    })
+                };
+                if seen.insert(key(x1, x1p)) {
+                    seen.insert(key(x1p, x1));
+                    out.push((x1, x1p, x2));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The certified range at every threshold (or at the target δ).
 pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
     let r = &q.randomizer;
@@ -206,49 +210,32 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
     let mut upper: Vec<Option<Attained>> = vec![None; rows];
     let mut lower: Vec<Option<Attained>> = vec![None; rows];
     let exact = Exact::of(r)?;
-    for (x1, x1p) in representatives(r.input_count(), |a, b| Ok(classes(&exact, a, b).0))? {
-        let job = BlanketJob {
-            exact: &exact,
-            pair: (x1, x1p),
+    let k = r.input_count();
+    let mut seen: Vec<Vec<Class>> = Vec::new();
+    for x1 in 0..k {
+        for x1p in x1 + 1..k {
+            let (classes, gamma) = exact.blanket_classes(x1, x1p);
+            if seen.contains(&classes) {
+                continue;
+            }
+            seen.push(classes.clone());
+            let job = SumJob {
+                classes,
+                gamma,
+                query: q,
+            };
+            keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
+        }
+    }
+    for (x1, x1p, x2) in triples(&exact) {
+        let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
+        let job = SumJob {
+            classes,
+            gamma,
             query: q,
         };
-        keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
-    }
-    let columns = |a: usize, b: usize| -> Result<Vec<(Rational, Rational)>> {
-        let mut cols: Vec<(Rational, Rational)> = exact.rows[a]
-            .iter()
-            .cloned()
-            .zip(exact.rows[b].iter().cloned())
-            .collect();
-        cols.sort();
-        Ok(cols)
-    };
-    for (x1, x1p) in representatives(r.input_count(), columns)? {
-        // k = 0: the n − 1 others hold x1 (W0 = R_{x1}); k = n − 1: they hold x1′.  The
-        // engine's qp is δ(Q‖P) with Q the dataset where the switched user holds x1′: the
-        // ordered pair (x1′, x1) in the upper bound's convention (first dataset first).
-        let source = |k: u64| -> Result<PairQuery> {
-            Ok(PairQuery {
-                mechanism: r.pair(x1, x1p)?,
-                n: q.n,
-                k,
-                options: q.options.clone(),
-                backend: q.backend,
-                exact_ctx: Default::default(),
-                escalate_above: q.escalate_above,
-            })
-        };
-        let background = |x: usize| (q.n > 1).then_some(x);
-        let at_zero = two_sided(&source(0)?, &q.target)?;
-        // When swapping x1 and x1′ only relabels outputs, the k = n − 1 pair is the k = 0
-        // pair with the datasets exchanged: its two directions are k = 0's, swapped.
-        let at_last = if columns(x1p, x1)? == columns(x1, x1p)? {
-            at_zero.iter().map(|[qp, pq]| [pq.clone(), qp.clone()]).collect()
-        } else {
-            two_sided(&source(q.n - 1)?, &q.target)?
-        };
-        keep_largest(&mut lower, at_zero, (x1p, x1), background(x1));
-        keep_largest(&mut lower, at_last, (x1p, x1), background(x1p));
+        let background = (q.n > 1).then_some(x2);
+        keep_largest(&mut lower, compute(&job)?.result.0, (x1, x1p), background);
     }
     let thresholds: Vec<Option<Threshold>> = match &q.target {
         Target::Delta(t) => t.iter().cloned().map(Some).collect(),

@@ -64,30 +64,45 @@ impl Exact {
     }
 }
 
-/// The classes of the ordered pair `x1 → x1′` (rational randomizers), in a canonical order, and
-/// the blanket mass `γ`.  Two pairs with the same classes have the same blanket divergence.
-pub fn classes(e: &Exact, x1: usize, x1p: usize) -> (Vec<Class>, Rational) {
-    let (rows, b) = (&e.rows, &e.blanket);
+impl Exact {
+    /// The classes of `x1 → x1′` against the blanket `R̲` (mass γ): the upper bound's sum.
+    pub fn blanket_classes(&self, x1: usize, x1p: usize) -> (Vec<Class>, Rational) {
+        let b = &self.blanket;
+        (classes(&self.rows, &b.floor, x1, x1p), b.gamma.clone())
+    }
+
+    /// The classes of `x1 → x1′` against the row `R_{x2}` (mass 1): the sum is then exactly the
+    /// privacy curve of the datasets `(x1, x2, …, x2) ≃ (x1′, x2, …, x2)` (Takagi–Liew §2;
+    /// proofs-notes/blanket-bounds.md).  `R_{x2}(y) > 0` wherever a row is, since the blanket
+    /// was accepted.
+    pub fn reference_classes(&self, x1: usize, x1p: usize, x2: usize) -> (Vec<Class>, Rational) {
+        (classes(&self.rows, &self.rows[x2], x1, x1p), Rational::from(1))
+    }
+}
+
+/// The classes of the ordered pair `x1 → x1′` against the reference measure `floor`, in a
+/// canonical order: outputs with equal `(u, v) = (R_{x1}, R_{x1′})/floor` merged, their
+/// reference masses summed.  Two pairs with the same classes have the same sum.
+fn classes(rows: &[Vec<Rational>], floor: &[Rational], x1: usize, x1p: usize) -> Vec<Class> {
     let mut out: Vec<Class> = Vec::new();
-    for (y, floor) in b.floor.iter().enumerate() {
-        if *floor == 0 {
+    for (y, f) in floor.iter().enumerate() {
+        if *f == 0 {
             continue;
         }
-        let u = Rational::from(&rows[x1][y] / floor);
-        let v = Rational::from(&rows[x1p][y] / floor);
+        let u = Rational::from(&rows[x1][y] / f);
+        let v = Rational::from(&rows[x1p][y] / f);
         match out.iter_mut().find(|c| c.u == u && c.v == v) {
-            Some(c) => c.mass += floor,
+            Some(c) => c.mass += f,
             None => out.push(Class {
                 u,
                 v,
-                mass: floor.clone(),
+                mass: f.clone(),
             }),
         }
     }
     out.sort_by(|a, b| (&a.u, &a.v).cmp(&(&b.u, &b.v)));
-    (out, b.gamma.clone())
+    out
 }
-
 
 /// Width of a certified window of `Bin(n, p)` cut `z` standard deviations out (an estimate).
 fn window_width(p: f64, n: usize, z: f64) -> f64 {
@@ -268,7 +283,7 @@ impl<S: Scalar> RestGroup<S> {
 #[derive(Clone, Debug)]
 pub struct BlanketSum<S> {
     groups: Vec<RestGroup<S>>,
-    /// `(u, v)` of the class summed in closed form.
+    /// What moving one user of the rest from the partner to `c*` adds to `(A, B)`.
     inner: (S, S),
     inv_n: S,
     /// A certified bound on the multinomial mass the windows leave out.
@@ -292,33 +307,39 @@ impl<S: Scalar> BlanketSum<S> {
     /// The sum of `x1 → x1′` (and its reverse) for n users.  Refused with `Error::TooLarge` when
     /// the windows would exceed `options.memory_limit`.
     pub fn build(
-        exact: &Exact,
-        x1: usize,
-        x1p: usize,
+        classes: &[Class],
+        gamma: &Rational,
         n: u64,
         options: &PairOptions,
         ctx: &S::Ctx,
     ) -> Result<Self> {
-        Self::build_with_inner(exact, x1, x1p, n, options, None, ctx)
+        Self::build_with_split(classes, gamma, n, options, None, ctx)
     }
 
-    /// [`Self::build`] with the class summed in closed form chosen (`None`: the one that leaves
-    /// the fewest values to store).
-    fn build_with_inner(
-        exact: &Exact,
-        x1: usize,
-        x1p: usize,
+    /// [`Self::build`] with the split chosen: the categories `(c*, partner)` whose users `J`
+    /// and `m − J` are summed in closed form (`None`: the split that stores the fewest values).
+    fn build_with_split(
+        classes: &[Class],
+        gamma: &Rational,
         n: u64,
         options: &PairOptions,
-        inner: Option<usize>,
+        split: Option<(usize, usize)>,
         ctx: &S::Ctx,
     ) -> Result<Self> {
-        let (classes, gamma) = classes(exact, x1, x1p);
         let m = usize::try_from(n)
             .ok()
             .filter(|m| *m < u32::MAX as usize)
             .ok_or_else(|| Error::argument("--n", "too large for the blanket sum"))?;
-        let outside = Rational::from(1 - &gamma);
+        // The categories: the classes, then the outside of the blanket (u = v = 0) if γ < 1.
+        let outside = Rational::from(1 - gamma);
+        let mut categories = classes.to_vec();
+        if outside > 0 {
+            categories.push(Class {
+                u: Rational::new(),
+                v: Rational::new(),
+                mass: outside,
+            });
+        }
         let tau = if options.truncate {
             S::truncation_bits(ctx)
         } else {
@@ -327,44 +348,58 @@ impl<S: Scalar> BlanketSum<S> {
         let z = tau.map_or(f64::INFINITY, |b| {
             (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
         });
-        // Outer categories for inner class i: 0 = the rest (class i and the outside), then the
-        // other classes.  The inner class is the one that leaves the fewest values to store.
-        let outer_weights = |i: usize| -> Vec<Rational> {
-            std::iter::once(Rational::from(&outside + &classes[i].mass))
+        // With one category every user is in it (J = m); else a pair of distinct categories.
+        let splits: Vec<(usize, usize)> = if categories.len() == 1 {
+            vec![(0, 0)]
+        } else {
+            (0..categories.len())
+                .flat_map(|i| (i + 1..categories.len()).map(move |j| (i, j)))
+                .collect()
+        };
+        // Outer categories of a split: 0 = the rest (c* and its partner), then the others.
+        let outer_weights = |(i, j): (usize, usize)| -> Vec<Rational> {
+            let rest = if i == j {
+                categories[i].mass.clone()
+            } else {
+                Rational::from(&categories[i].mass + &categories[j].mass)
+            };
+            std::iter::once(rest)
                 .chain(
-                    classes
+                    categories
                         .iter()
                         .enumerate()
-                        .filter(|(c, _)| *c != i)
+                        .filter(|(c, _)| *c != i && *c != j)
                         .map(|(_, c)| c.mass.clone()),
                 )
                 .collect()
         };
-        let values_stored = |i: usize| -> f64 {
-            let w: Vec<f64> = outer_weights(i).iter().map(Rational::to_f64).collect();
-            let q = Rational::from(&classes[i].mass / &rest_probability(&outside, &classes[i]));
+        let values_stored = |split: (usize, usize)| -> f64 {
+            let w: Vec<f64> = outer_weights(split).iter().map(Rational::to_f64).collect();
+            let q = categories[split.0].mass.to_f64() / w[0];
             3.0 * estimated_states(&w, m, z)
-                + 5.0 * window_width(w[0], m, z) * window_width(q.to_f64(), m, z)
+                + 5.0 * window_width(w[0], m, z) * window_width(q, m, z)
         };
-        let inner = inner.unwrap_or_else(|| {
-            (0..classes.len())
-                .min_by(|a, b| values_stored(*a).total_cmp(&values_stored(*b)))
+        let split = split.unwrap_or_else(|| {
+            *splits
+                .iter()
+                .min_by(|a, b| values_stored(**a).total_cmp(&values_stored(**b)))
                 .expect("a randomizer has at least one output")
         });
-        let bytes = values_stored(inner) * S::estimated_bytes(m, ctx) as f64;
+        let bytes = values_stored(split) * S::estimated_bytes(m, ctx) as f64;
         if bytes > options.memory_limit as f64 {
             return Err(Error::TooLarge(format!(
                 "the blanket sum over {} output classes at n = {n} would hold about {:.2e} values ({:.3} GiB), over the {:.3} GiB limit (raise --max-memory-gib or use a smaller n)",
                 classes.len(),
-                values_stored(inner),
+                values_stored(split),
                 bytes / (1u64 << 30) as f64,
                 options.memory_limit as f64 / (1u64 << 30) as f64
             )));
         }
-        let others: Vec<&Class> = classes
+        let (inner, partner) = (&categories[split.0], &categories[split.1]);
+        let others: Vec<&Class> = categories
             .iter()
             .enumerate()
-            .filter(|(c, _)| *c != inner)
+            .filter(|(c, _)| *c != split.0 && *c != split.1)
             .map(|(_, c)| c)
             .collect();
         let coefficient = |q: &Rational| S::from_rational(q, ctx);
@@ -372,21 +407,28 @@ impl<S: Scalar> BlanketSum<S> {
             .iter()
             .map(|c| (coefficient(&c.u), coefficient(&c.v)))
             .unzip();
-        // The outer enumeration, grouped by the users left over.
+        let (partner_u, partner_v) = (coefficient(&partner.u), coefficient(&partner.v));
+        // The outer enumeration, grouped by the users m left to the split; every user of the
+        // rest counts as the partner (a = Σ N_c u_c + m u_partner), and the inner coefficients
+        // below add what moving J of them to c* changes.
         let mut by_rest: std::collections::BTreeMap<usize, Vec<OuterState<S>>> =
             Default::default();
         let mut omitted = Rational::new();
+        let rest_state = |left: usize, weight: S, a: S, b: S| -> OuterState<S> {
+            let k = S::from_u64(left as u64, ctx);
+            OuterState {
+                weight,
+                a: a.add(&k.mul(&partner_u)),
+                b: b.add(&k.mul(&partner_v)),
+            }
+        };
         if others.is_empty() {
             by_rest.insert(
                 m,
-                vec![OuterState {
-                    weight: S::one(ctx),
-                    a: S::zero(ctx),
-                    b: S::zero(ctx),
-                }],
+                vec![rest_state(m, S::one(ctx), S::zero(ctx), S::zero(ctx))],
             );
         } else {
-            let w: Vec<S> = outer_weights(inner).iter().map(coefficient).collect();
+            let w: Vec<S> = outer_weights(split).iter().map(coefficient).collect();
             let law = multinomial::<S>(m, &w, tau, ctx);
             omitted += &law.omitted;
             for (i, weight) in law.values.into_iter().enumerate() {
@@ -397,17 +439,24 @@ impl<S: Scalar> BlanketSum<S> {
                     a.add_assign(&k.mul(&us[c]));
                     b.add_assign(&k.mul(&vs[c]));
                 }
+                let left = h[0] as usize;
                 by_rest
-                    .entry(h[0] as usize)
+                    .entry(left)
                     .or_default()
-                    .push(OuterState { weight, a, b });
+                    .push(rest_state(left, weight, a, b));
             }
         }
         let states = by_rest.values().map(Vec::len).sum();
-        // The inner split of the m left over: J ~ Bin(m, q) into the inner class.
-        let rest = rest_probability(&outside, &classes[inner]);
-        let q = coefficient(&Rational::from(&classes[inner].mass / &rest));
-        let not_q = coefficient(&Rational::from(&outside / &rest));
+        // The split of the m left over: J ~ Bin(m, q) into c*, the others to the partner.
+        let (q, not_q) = if split.0 == split.1 {
+            (S::one(ctx), S::zero(ctx))
+        } else {
+            let rest = Rational::from(&inner.mass + &partner.mass);
+            (
+                coefficient(&Rational::from(&inner.mass / &rest)),
+                coefficient(&Rational::from(&partner.mass / &rest)),
+            )
+        };
         let built: Vec<(RestGroup<S>, Rational)> = by_rest
             .into_iter()
             .collect::<Vec<_>>()
@@ -427,6 +476,14 @@ impl<S: Scalar> BlanketSum<S> {
             omitted += lost;
             groups.push(g);
         }
+        let inner_coefficients = if split.0 == split.1 {
+            (S::zero(ctx), S::zero(ctx))
+        } else {
+            (
+                coefficient(&Rational::from(&inner.u - &partner.u)),
+                coefficient(&Rational::from(&inner.v - &partner.v)),
+            )
+        };
         let max_of = |f: &dyn Fn(&Class) -> Rational| -> Rational {
             classes.iter().map(f).max().unwrap_or_default()
         };
@@ -434,10 +491,7 @@ impl<S: Scalar> BlanketSum<S> {
         let max_v = max_of(&|c| c.v.clone());
         Ok(BlanketSum {
             groups,
-            inner: (
-                coefficient(&classes[inner].u),
-                coefficient(&classes[inner].v),
-            ),
+            inner: inner_coefficients,
             inv_n: coefficient(&Rational::from((1, n))),
             slack: [
                 coefficient(&Rational::from(&omitted * &max_u)),
@@ -527,7 +581,9 @@ impl<S: Scalar> BlanketSum<S> {
         if !(goal.is_finite() && hi.is_finite() && hi > lo) {
             return None;
         }
-        let mut t = 0.5 * (lo + hi);
+        // From t = 1: where ln D is concave, every Newton step lands at or beyond the root and
+        // the steps then descend to it monotonically.
+        let mut t = 1.0;
         for _ in 0..100 {
             let (d, slope) = self.approx_at(dir, t);
             if d > 0.0 && d.ln() > goal {
@@ -577,11 +633,6 @@ impl<S: Scalar> BlanketSum<S> {
             S::precision_bits(ctx).saturating_sub(6),
         )
     }
-}
-
-/// The probability of the rest category: the inner class or the outside of the blanket.
-fn rest_probability(outside: &Rational, inner: &Class) -> Rational {
-    Rational::from(outside + &inner.mass)
 }
 
 #[cfg(test)]
@@ -646,14 +697,19 @@ mod tests {
         }
     }
 
+    /// The blanket sum of `x1 → x1′` for `n` users, exact and untruncated.
+    fn exact_sum(exact: &Exact, x1: usize, x1p: usize, n: u64) -> BlanketSum<Rational> {
+        let (cl, gamma) = exact.blanket_classes(x1, x1p);
+        BlanketSum::build(&cl, &gamma, n, &exact_options(), &ExactCtx::default()).unwrap()
+    }
+
     #[test]
     fn finite_sum_equals_the_expectation_form() {
         let r = load_randomizer("k-rr:k=3,exp_eps0=2,inputs=3").unwrap();
+        let exact = Exact::of(&r).unwrap();
         let ctx = ExactCtx::default();
         for n in [1u64, 3, 5] {
-            let sum =
-                BlanketSum::<Rational>::build(&Exact::of(&r).unwrap(), 0, 1, n, &exact_options(), &ctx)
-                    .unwrap();
+            let sum = exact_sum(&exact, 0, 1, n);
             assert_eq!(sum.omitted, 0);
             for t in [
                 Rational::from(1),
@@ -681,9 +737,7 @@ mod tests {
         )
         .unwrap();
         let r = load_randomizer(file.to_str().unwrap()).unwrap();
-        let sum =
-            BlanketSum::<Rational>::build(&Exact::of(&r).unwrap(), 1, 0, 4, &exact_options(), &ctx)
-                .unwrap();
+        let sum = exact_sum(&Exact::of(&r).unwrap(), 1, 0, 4);
         let t = Rational::from((6, 5));
         let d = sum.at_threshold(Direction::Qp, &t, &ctx);
         assert!(d.contains(&expectation_form(&r, 1, 0, 4, &t)));
@@ -700,24 +754,31 @@ mod tests {
         load_randomizer(file.to_str().unwrap()).unwrap()
     }
 
+    /// Every split `(c*, partner)` of `categories` categories.
+    fn splits(categories: usize) -> Vec<(usize, usize)> {
+        (0..categories)
+            .flat_map(|i| (0..categories).filter(move |j| *j != i).map(move |j| (i, j)))
+            .collect()
+    }
+
     #[test]
-    fn every_closed_form_class_gives_the_expectation_form() {
-        // Whichever class is summed in closed form (β > 0, β < 0 and β = 0 all occur), the
-        // value is the expectation form exactly, in both directions.
+    fn every_closed_form_split_gives_the_expectation_form() {
+        // Whichever pair of categories is summed in closed form (β > 0, β < 0 and β = 0 all
+        // occur, with the outside or a class as partner), the value is the expectation form
+        // exactly, in both directions.
         let r = three_classes();
         let exact = Exact::of(&r).unwrap();
         let ctx = ExactCtx::default();
-        let (cl, _) = classes(&exact, 0, 1);
-        assert!(cl.len() >= 3);
+        let (cl, gamma) = exact.blanket_classes(0, 1);
+        assert!(cl.len() >= 3 && gamma < 1);
         for n in [1u64, 2, 4] {
-            for inner in 0..cl.len() {
-                let sum = BlanketSum::<Rational>::build_with_inner(
-                    &exact,
-                    0,
-                    1,
+            for split in splits(cl.len() + 1) {
+                let sum = BlanketSum::<Rational>::build_with_split(
+                    &cl,
+                    &gamma,
                     n,
                     &exact_options(),
-                    Some(inner),
+                    Some(split),
                     &ctx,
                 )
                 .unwrap();
@@ -729,8 +790,68 @@ mod tests {
                         expectation_form(&r, 0, 1, n, &t),
                         expectation_form(&r, 1, 0, n, &t),
                     );
-                    assert!(qp.is_point() && qp.contains(&want_qp), "{n} {inner} {t}");
-                    assert!(pq.is_point() && pq.contains(&want_pq), "{n} {inner} {t}");
+                    assert!(qp.is_point() && qp.contains(&want_qp), "{n} {split:?} {t}");
+                    assert!(pq.is_point() && pq.contains(&want_pq), "{n} {split:?} {t}");
+                }
+            }
+        }
+    }
+
+    /// `δ` of the datasets `(x1, x2, …, x2)` and `(x1′, x2, …, x2)` by enumerating every output
+    /// sequence (exact): `Σ_N (P(N) − t Q(N))₊` over the histograms.
+    fn concrete_pair_delta(r: &Randomizer, x1: usize, x1p: usize, x2: usize, n: u32, t: &Rational) -> Rational {
+        let rows = r.values::<Rational>(&ExactCtx::default()).unwrap();
+        let d = r.d();
+        let mut laws: std::collections::BTreeMap<Vec<u32>, (Rational, Rational)> = Default::default();
+        for code in 0..d.pow(n) {
+            let (mut c, mut p, mut q) = (code, Rational::from(1), Rational::from(1));
+            let mut histogram = vec![0u32; d];
+            for user in 0..n {
+                let y = c % d;
+                c /= d;
+                histogram[y] += 1;
+                let (a, b) = if user == 0 { (x1, x1p) } else { (x2, x2) };
+                p *= &rows[a][y];
+                q *= &rows[b][y];
+            }
+            let e = laws.entry(histogram).or_default();
+            e.0 += p;
+            e.1 += q;
+        }
+        laws.values()
+            .map(|(p, q)| Rational::from(p - Rational::from(t * q)).max(Rational::new()))
+            .sum()
+    }
+
+    #[test]
+    fn reference_sums_are_the_concrete_pairs_delta() {
+        // Against R_{x2} with γ = 1 the sum is exactly δ of (x1, x2…x2) ≃ (x1′, x2…x2), for a
+        // third input x2 and for x2 ∈ {x1, x1′}, whatever the split.
+        let r = three_classes();
+        let exact = Exact::of(&r).unwrap();
+        let ctx = ExactCtx::default();
+        for (x1, x1p, x2) in [(0, 1, 2), (0, 1, 0), (0, 1, 1), (2, 0, 1)] {
+            let (cl, gamma) = exact.reference_classes(x1, x1p, x2);
+            assert_eq!(gamma, 1);
+            for n in [1u32, 3, 4] {
+                for split in splits(cl.len()).into_iter().take(4) {
+                    let sum = BlanketSum::<Rational>::build_with_split(
+                        &cl,
+                        &gamma,
+                        u64::from(n),
+                        &exact_options(),
+                        Some(split),
+                        &ctx,
+                    )
+                    .unwrap();
+                    for t in [(1, 1), (5, 4), (2, 1)] {
+                        let t = Rational::from(t);
+                        let got = sum.at_threshold(Direction::Qp, &t, &ctx);
+                        let want = concrete_pair_delta(&r, x1, x1p, x2, n, &t);
+                        assert!(got.is_point() && got.contains(&want), "{x1} {x1p} {x2} n={n} {t}: {got} vs {want}");
+                        let reverse = sum.at_threshold(Direction::Pq, &t, &ctx);
+                        assert!(reverse.contains(&concrete_pair_delta(&r, x1p, x1, x2, n, &t)));
+                    }
                 }
             }
         }
@@ -740,21 +861,19 @@ mod tests {
     fn truncated_interval_sums_enclose_the_exact_value() {
         // n = 40: the interval backend truncates both the outer windows and the inner
         // binomials; its enclosure must contain the exact (untruncated) rational value, for
-        // every choice of the closed-form class, and its double-precision steering must agree.
+        // every split, and its double-precision steering must agree.
         let r = three_classes();
         let exact = Exact::of(&r).unwrap();
         let n = 40;
-        let (cl, _) = classes(&exact, 2, 0);
-        let want = BlanketSum::<Rational>::build(&exact, 2, 0, n, &exact_options(), &ExactCtx::default())
-            .unwrap();
-        for inner in 0..cl.len() {
-            let sum = BlanketSum::<inari::Interval>::build_with_inner(
-                &exact,
-                2,
-                0,
+        let (cl, gamma) = exact.blanket_classes(2, 0);
+        let want = exact_sum(&exact, 2, 0, n);
+        for split in splits(cl.len() + 1) {
+            let sum = BlanketSum::<inari::Interval>::build_with_split(
+                &cl,
+                &gamma,
                 n,
                 &Default::default(),
-                Some(inner),
+                Some(split),
                 &(),
             )
             .unwrap();
@@ -764,7 +883,7 @@ mod tests {
                 for dir in [Direction::Qp, Direction::Pq] {
                     let exact_value = want.at_threshold(dir, &t, &ExactCtx::default());
                     let got = sum.at(dir, &Threshold::ExpEps(t.clone()), &());
-                    assert!(got.contains_enclosure(&exact_value), "{inner} {t} {dir:?}: {got} vs {exact_value}");
+                    assert!(got.contains_enclosure(&exact_value), "{split:?} {t} {dir:?}: {got} vs {exact_value}");
                     assert!(got.relative_width() < 1e-9, "{got}");
                     let (approx, slope) = sum.approx_at(dir, t.to_f64());
                     assert!((approx - got.mid_f64()).abs() <= 1e-9 * got.mid_f64(), "{approx} vs {got}");
@@ -777,17 +896,23 @@ mod tests {
     #[test]
     fn classes_merge_equal_coefficients_and_carry_unit_mass() {
         let r = load_randomizer("k-rr:k=6,exp_eps0=3,inputs=6").unwrap();
-        let (cl, gamma) = classes(&Exact::of(&r).unwrap(), 0, 1);
+        let exact = Exact::of(&r).unwrap();
+        let (cl, gamma) = exact.blanket_classes(0, 1);
         assert_eq!(cl.len(), 3);
         assert_eq!(gamma, Rational::from((6, 8)));
-        let (a, b) = cl
-            .iter()
-            .fold((Rational::new(), Rational::new()), |(a, b), c| {
-                (
-                    a + Rational::from(&c.mass * &c.u),
-                    b + Rational::from(&c.mass * &c.v),
-                )
-            });
-        assert_eq!((a, b), (Rational::from(1), Rational::from(1)));
+        // Against a third input's row: x1, x1′, x2 and the rest, mass 1.
+        let (against, one) = exact.reference_classes(0, 1, 2);
+        assert_eq!((against.len(), one), (4, Rational::from(1)));
+        for cl in [cl, against] {
+            let (a, b) = cl
+                .iter()
+                .fold((Rational::new(), Rational::new()), |(a, b), c| {
+                    (
+                        a + Rational::from(&c.mass * &c.u),
+                        b + Rational::from(&c.mass * &c.v),
+                    )
+                });
+            assert_eq!((a, b), (Rational::from(1), Rational::from(1)));
+        }
     }
 }

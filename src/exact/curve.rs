@@ -407,59 +407,69 @@ pub fn certified_epsilon(
     precision_bits: u32,
 ) -> Result<EpsilonCertificate> {
     check_target(target)?;
-    let one = Rational::from(1);
-    let at_one = eval(&one);
-    if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
-        return Ok(EpsilonCertificate {
-            eps: Enclosure::point(Rational::new()),
-            exp_lo: one.clone(),
-            exp_hi: Some(one),
-            delta_at_hi: Some(at_one),
-            singular_mass: None,
-        });
-    }
-    let singular = singular();
-    if singular.compare(target) == Tri::Greater {
-        return Ok(EpsilonCertificate {
-            eps: Enclosure::pos_infinity(),
-            exp_lo: one,
-            exp_hi: None,
-            delta_at_hi: None,
-            singular_mass: Some(singular),
-        });
-    }
     let tolerance = Rational::from((
         1,
         rug::Integer::from(1) << precision_bits.saturating_sub(12).max(8),
     ));
-    let mut lo = (Rational::from(1), at_one);
+    // Probes around the guess first.  A certified `δ(c) > target` there makes `δ(1)` unneeded
+    // (δ(1) ≥ δ(c)), and a certified `δ(c) ≤ target` makes the singular mass unneeded.
+    let mut lo: Option<(Rational, Enclosure)> = None;
     let mut found: Option<(Rational, Enclosure)> = None;
     if let Some(guess) = guess.filter(|g| *g > 1) {
-        // A bracket around the guess, as narrow as the tolerance asks, widened until both
-        // sides are certified (each probe that decides moves a side of the bracket).
+        // A bracket as narrow as the tolerance asks, widened until both sides are certified.
         let width = guess.to_f64() * guess.to_f64().ln() * tolerance.to_f64() / 4.0;
         let mut half = Rational::from_f64(width).filter(|h| *h > 0);
         for _ in 0..6 {
             let Some(h) = half.clone() else { break };
             for c in [Rational::from(&guess - &h), Rational::from(&guess + &h)] {
+                let above_lo = c > 1 && lo.as_ref().is_none_or(|(l, _)| c > *l);
                 let below_found = found.as_ref().is_none_or(|(f, _)| c < *f);
-                if c <= lo.0 || !below_found {
+                if !above_lo || !below_found {
                     continue;
                 }
                 let d = eval(&c);
                 match d.compare(target) {
                     Tri::Less | Tri::Equal => found = Some((c, d)),
-                    Tri::Greater => lo = (c, d),
+                    Tri::Greater => lo = Some((c, d)),
                     Tri::Unknown => {}
                 }
             }
-            if found.is_some() && lo.0 > 1 {
+            if found.is_some() && lo.is_some() {
                 break;
             }
             half = Some(h * 64u32);
         }
     }
+    let mut lo = match lo {
+        Some(lo) => lo,
+        None => {
+            let one = Rational::from(1);
+            let at_one = eval(&one);
+            if matches!(at_one.compare(target), Tri::Less | Tri::Equal) {
+                return Ok(EpsilonCertificate {
+                    eps: Enclosure::point(Rational::new()),
+                    exp_lo: one.clone(),
+                    exp_hi: Some(one),
+                    delta_at_hi: Some(at_one),
+                    singular_mass: None,
+                });
+            }
+            (one, at_one)
+        }
+    };
+    let mut singular_mass = None;
     if found.is_none() {
+        let singular = singular();
+        if singular.compare(target) == Tri::Greater {
+            return Ok(EpsilonCertificate {
+                eps: Enclosure::pos_infinity(),
+                exp_lo: Rational::from(1),
+                exp_hi: None,
+                delta_at_hi: None,
+                singular_mass: Some(singular),
+            });
+        }
+        singular_mass = Some(singular);
         let mut hi = vanishes_beyond
             .filter(|c| *c > 1)
             .unwrap_or_else(|| Rational::from(2));
@@ -487,7 +497,7 @@ pub fn certified_epsilon(
             exp_lo: lo.0,
             exp_hi: None,
             delta_at_hi: None,
-            singular_mass: Some(singular),
+            singular_mass,
         });
     };
     let mut search = Search::new(target, lo, (hi, at_hi));
