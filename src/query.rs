@@ -12,12 +12,14 @@ use crate::arith::exact::ExactCtx;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
+use crate::exact::background::{Background, background_pair};
 use crate::exact::canonical;
 use crate::exact::curve::{self, Direction, EpsilonCertificate};
 use crate::exact::divergence::{self, Divergences};
 use crate::exact::law::{Layout, PairLaw};
 use crate::exact::pair::{PairOptions, engine_mechanism, pair_law};
 use crate::mechanism::Mechanism;
+use crate::mechanism::randomizer::Randomizer;
 use inari::Interval;
 use rug::Rational;
 
@@ -154,6 +156,51 @@ impl PairSource for PairQuery {
         Ok(Built {
             law,
             canonical_states_checked,
+        })
+    }
+}
+
+/// One pair of a randomizer on any input domain: a background composition and the switched
+/// user (`exact::background`), and how to compute it.
+#[derive(Clone, Debug)]
+pub struct BackgroundQuery {
+    pub randomizer: Randomizer,
+    pub background: Background,
+    pub options: PairOptions,
+    pub backend: Backend,
+    pub exact_ctx: ExactCtx,
+    pub escalate_above: Option<f64>,
+}
+
+impl PairSource for BackgroundQuery {
+    fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn escalate_above(&self) -> Option<f64> {
+        self.escalate_above
+    }
+
+    fn exact_ctx(&self) -> ExactCtx {
+        self.exact_ctx
+    }
+
+    fn check_exact(&self) -> Result<()> {
+        let (x1, x1p) = self.background.switch;
+        self.randomizer.pair(x1, x1p)?.require_rational()?;
+        // The background's rows too.
+        for x in 0..self.randomizer.input_count() {
+            if self.background.counts[x] > 0 {
+                self.randomizer.pair(x, x)?.require_rational()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
+        Ok(Built {
+            law: background_pair(&self.randomizer, &self.background, &self.options, ctx)?,
+            canonical_states_checked: None,
         })
     }
 }

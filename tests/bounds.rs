@@ -42,8 +42,9 @@ fn binary_inputs_exact_profile_lies_inside_the_range() {
 
 #[test]
 fn lower_bound_is_the_pair_engine_value() {
-    // k-RR on 4 inputs, the pair 0 → 1 with the others holding 0: the mechanism (R_0, R_1) at
-    // k = 0, computed directly.
+    // k-RR on 4 inputs: the lower bound is attained with a third input as background, and it
+    // is the δ of that concrete pair as the general-input pair engine computes it
+    // (`delta --background x2=n−1 --switch x1:x1′`, δ_{P‖Q} with P the first dataset).
     let out = cli_json(&[
         "bounds",
         "-m",
@@ -51,25 +52,49 @@ fn lower_bound_is_the_pair_engine_value() {
         "--n",
         "60",
         "--eps",
-        "0.5",
+        "0.3,0.5",
     ]);
-    let lower = enclosure(&out["results"][0]["lower"]["value"]);
-    let direct = cli_json(&[
-        "delta",
-        "-m",
-        "k-rr:k=4,exp_eps0=3",
-        "--n",
-        "60",
-        "--k",
-        "0",
-        "--eps",
-        "0.5",
-    ]);
-    let d = enclosure(&direct["results"][0]["delta_two_sided"]);
-    // The bound is the largest over pairs and backgrounds, so at least this one.
-    assert!(lower.hi() >= d.lo(), "{lower} below {d}");
-    let upper = enclosure(&out["results"][0]["upper"]["value"]);
-    assert!(upper.lo() >= d.lo());
+    for (i, eps) in ["0.3", "0.5"].into_iter().enumerate() {
+        let lower = &out["results"][i]["lower"];
+        let (x1, x1p, x2) = (
+            lower["x1"].as_str().unwrap(),
+            lower["x1_prime"].as_str().unwrap(),
+            lower["background"].as_str().unwrap(),
+        );
+        assert!(x2 != x1 && x2 != x1p, "a third input attains it for k-RR");
+        let direct = cli_json(&[
+            "delta",
+            "-m",
+            "k-rr:k=4,exp_eps0=3,inputs=4",
+            "--n",
+            "60",
+            "--background",
+            &format!("{x2}=59"),
+            "--switch",
+            &format!("{x1}:{x1p}"),
+            "--eps",
+            eps,
+        ]);
+        let engine = enclosure(&direct["results"][0]["delta_pq"]);
+        let value = enclosure(&lower["value"]);
+        assert!(value.overlaps(&engine), "{eps}: {value} vs engine {engine}");
+        // The boundary pair of the binary engine (others holding x1) is below it.
+        let boundary = cli_json(&[
+            "delta",
+            "-m",
+            "k-rr:k=4,exp_eps0=3",
+            "--n",
+            "60",
+            "--k",
+            "0",
+            "--eps",
+            eps,
+        ]);
+        let b = enclosure(&boundary["results"][0]["delta_two_sided"]);
+        assert!(value.lo() >= b.lo(), "{value} below the boundary pair {b}");
+        let upper = enclosure(&out["results"][i]["upper"]["value"]);
+        assert!(upper.lo() >= value.lo());
+    }
 }
 
 #[test]

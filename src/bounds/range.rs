@@ -188,9 +188,10 @@ fn triples(exact: &Exact) -> Vec<(usize, usize, usize)> {
                 // The pair's reverse (x1′, x1, x2) has the same two directions, swapped.
                 let key = |a: usize, b: usize| {
                     (0..id[0].len()).fold(0u64, |h, y| {
-                        h.wrapping_add(mix(
-                            (id[a][y] << 42) ^ (id[b][y] << 21) ^ id[x2][y] ^ (1 << 63),
-                        ))
+                        h.wrapping_add(mix((id[a][y] << 42)
+                            ^ (id[b][y] << 21)
+                            ^ id[x2][y]
+                            ^ (1 << 63)))
                     })
                 };
                 if seen.insert(key(x1, x1p)) {

@@ -76,7 +76,10 @@ impl Exact {
     /// proofs-notes/blanket-bounds.md).  `R_{x2}(y) > 0` wherever a row is, since the blanket
     /// was accepted.
     pub fn reference_classes(&self, x1: usize, x1p: usize, x2: usize) -> (Vec<Class>, Rational) {
-        (classes(&self.rows, &self.rows[x2], x1, x1p), Rational::from(1))
+        (
+            classes(&self.rows, &self.rows[x2], x1, x1p),
+            Rational::from(1),
+        )
     }
 }
 
@@ -411,8 +414,7 @@ impl<S: Scalar> BlanketSum<S> {
         // The outer enumeration, grouped by the users m left to the split; every user of the
         // rest counts as the partner (a = Σ N_c u_c + m u_partner), and the inner coefficients
         // below add what moving J of them to c* changes.
-        let mut by_rest: std::collections::BTreeMap<usize, Vec<OuterState<S>>> =
-            Default::default();
+        let mut by_rest: std::collections::BTreeMap<usize, Vec<OuterState<S>>> = Default::default();
         let mut omitted = Rational::new();
         let rest_state = |left: usize, weight: S, a: S, b: S| -> OuterState<S> {
             let k = S::from_u64(left as u64, ctx);
@@ -609,8 +611,9 @@ impl<S: Scalar> BlanketSum<S> {
     /// `D` at a threshold given as ε or as `e^ε`.
     pub fn at(&self, dir: Direction, threshold: &Threshold, ctx: &S::Ctx) -> Enclosure {
         match threshold {
-            Threshold::Eps(e) => S::exp_rational(e, ctx)
-                .eval_nonincreasing(|c| self.at_threshold(dir, c, ctx)),
+            Threshold::Eps(e) => {
+                S::exp_rational(e, ctx).eval_nonincreasing(|c| self.at_threshold(dir, c, ctx))
+            }
             Threshold::ExpEps(c) => self.at_threshold(dir, &S::from_rational(c, ctx), ctx),
         }
     }
@@ -757,7 +760,11 @@ mod tests {
     /// Every split `(c*, partner)` of `categories` categories.
     fn splits(categories: usize) -> Vec<(usize, usize)> {
         (0..categories)
-            .flat_map(|i| (0..categories).filter(move |j| *j != i).map(move |j| (i, j)))
+            .flat_map(|i| {
+                (0..categories)
+                    .filter(move |j| *j != i)
+                    .map(move |j| (i, j))
+            })
             .collect()
     }
 
@@ -799,10 +806,18 @@ mod tests {
 
     /// `δ` of the datasets `(x1, x2, …, x2)` and `(x1′, x2, …, x2)` by enumerating every output
     /// sequence (exact): `Σ_N (P(N) − t Q(N))₊` over the histograms.
-    fn concrete_pair_delta(r: &Randomizer, x1: usize, x1p: usize, x2: usize, n: u32, t: &Rational) -> Rational {
+    fn concrete_pair_delta(
+        r: &Randomizer,
+        x1: usize,
+        x1p: usize,
+        x2: usize,
+        n: u32,
+        t: &Rational,
+    ) -> Rational {
         let rows = r.values::<Rational>(&ExactCtx::default()).unwrap();
         let d = r.d();
-        let mut laws: std::collections::BTreeMap<Vec<u32>, (Rational, Rational)> = Default::default();
+        let mut laws: std::collections::BTreeMap<Vec<u32>, (Rational, Rational)> =
+            Default::default();
         for code in 0..d.pow(n) {
             let (mut c, mut p, mut q) = (code, Rational::from(1), Rational::from(1));
             let mut histogram = vec![0u32; d];
@@ -819,7 +834,7 @@ mod tests {
             e.1 += q;
         }
         laws.values()
-            .map(|(p, q)| Rational::from(p - Rational::from(t * q)).max(Rational::new()))
+            .map(|(p, q)| (p - Rational::from(t * q)).max(Rational::new()))
             .sum()
     }
 
@@ -848,7 +863,10 @@ mod tests {
                         let t = Rational::from(t);
                         let got = sum.at_threshold(Direction::Qp, &t, &ctx);
                         let want = concrete_pair_delta(&r, x1, x1p, x2, n, &t);
-                        assert!(got.is_point() && got.contains(&want), "{x1} {x1p} {x2} n={n} {t}: {got} vs {want}");
+                        assert!(
+                            got.is_point() && got.contains(&want),
+                            "{x1} {x1p} {x2} n={n} {t}: {got} vs {want}"
+                        );
                         let reverse = sum.at_threshold(Direction::Pq, &t, &ctx);
                         assert!(reverse.contains(&concrete_pair_delta(&r, x1p, x1, x2, n, &t)));
                     }
@@ -883,10 +901,16 @@ mod tests {
                 for dir in [Direction::Qp, Direction::Pq] {
                     let exact_value = want.at_threshold(dir, &t, &ExactCtx::default());
                     let got = sum.at(dir, &Threshold::ExpEps(t.clone()), &());
-                    assert!(got.contains_enclosure(&exact_value), "{split:?} {t} {dir:?}: {got} vs {exact_value}");
+                    assert!(
+                        got.contains_enclosure(&exact_value),
+                        "{split:?} {t} {dir:?}: {got} vs {exact_value}"
+                    );
                     assert!(got.relative_width() < 1e-9, "{got}");
                     let (approx, slope) = sum.approx_at(dir, t.to_f64());
-                    assert!((approx - got.mid_f64()).abs() <= 1e-9 * got.mid_f64(), "{approx} vs {got}");
+                    assert!(
+                        (approx - got.mid_f64()).abs() <= 1e-9 * got.mid_f64(),
+                        "{approx} vs {got}"
+                    );
                     assert!(slope < 0.0);
                 }
             }

@@ -321,14 +321,25 @@ pub struct PairArgs {
         long,
         value_name = "K",
         allow_hyphen_values = true,
-        required_unless_present = "experiment"
+        required_unless_present_any = ["experiment", "background"]
     )]
     pub k: Option<String>,
+
+    /// For a randomizer on any input domain, in place of --k: how many of the other n − 1
+    /// users hold each input, as `LABEL=COUNT` pairs separated by commas (unlisted inputs: 0),
+    /// e.g. `2=9999`.  Needs --switch.
+    #[arg(long, value_name = "COUNTS", conflicts_with = "k", requires = "switch")]
+    pub background: Option<String>,
+
+    /// With --background: the switched user's input in the first and the second dataset,
+    /// `X1:X1'` (labels), e.g. `0:1`.  P is the first dataset's law, Q the second's.
+    #[arg(long, value_name = "X1:X1'", requires = "background")]
+    pub switch: Option<String>,
 
     /// Instead of a mechanism's pair, a limit experiment of Part III: `poisson-shift:lambda=L`,
     /// `skellam-shift:a=A,b=B`, `gaussian-shift:mu=M`, or a compound-Poisson file (TOML/JSON
     /// with `shift` and `jumps`; see the README).  Not for `check`.
-    #[arg(long, value_name = "SPEC", conflicts_with_all = ["mechanism", "n", "k"])]
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["mechanism", "n", "k", "background"])]
     pub experiment: Option<String>,
 }
 

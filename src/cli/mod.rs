@@ -38,28 +38,42 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     match &cli.command {
         Command::Delta(a) => {
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
-            let query = match validate::pair_source(&a.pair)? {
-                Source::Mechanism(q) => q,
-                Source::Experiment(e) => {
-                    for (given, flag) in [
-                        (a.tv_ball.is_some(), "--tv-ball"),
-                        (a.plot.is_some(), "--plot"),
-                    ] {
-                        if given {
-                            return Err(Error::argument(
-                                flag,
-                                "applies to a mechanism's pair, not to a limit experiment",
-                            ));
-                        }
+            let source = validate::pair_source(&a.pair)?;
+            if !matches!(source, Source::Mechanism(_)) {
+                for (given, flag) in [
+                    (a.tv_ball.is_some(), "--tv-ball"),
+                    (a.plot.is_some(), "--plot"),
+                ] {
+                    if given {
+                        return Err(Error::argument(
+                            flag,
+                            "applies to a binary-input mechanism's pair (--n, --k), not to --background or --experiment",
+                        ));
                     }
-                    let computed = experiment::answer(&e, &DeltaJob { thresholds })?;
+                }
+            }
+            let json = a.pair.common.json;
+            let job = DeltaJob { thresholds };
+            let query = match source {
+                Source::Mechanism(q) => q,
+                Source::Background(b) => {
+                    let computed = answer(&b, &job)?;
                     return plain(render(
-                        a.pair.common.json,
-                        || output::experiment_delta_json(&e, &computed),
-                        || output::experiment_delta_text(&e, &computed),
+                        json,
+                        || output::delta_json(&b, &computed),
+                        || output::delta_text(&b, &computed),
+                    ));
+                }
+                Source::Experiment(e) => {
+                    let computed = experiment::answer(&e, &job)?;
+                    return plain(render(
+                        json,
+                        || output::delta_json(&e, &computed),
+                        || output::delta_text(&e, &computed),
                     ));
                 }
             };
+            let DeltaJob { thresholds } = job;
             let eta = a.tv_ball.as_deref().map(validate::tv_radius).transpose()?;
             let grid = plot::grid(&thresholds);
             let computed = answer(&query, &DeltaJob { thresholds })?;
@@ -106,28 +120,29 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Epsilon(a) => {
             let delta = validate::rational("--delta", &a.delta)?;
             crate::exact::curve::check_target(&delta)?;
+            let job = EpsilonJob {
+                delta: delta.clone(),
+            };
             let query = match validate::pair_source(&a.pair)? {
                 Source::Mechanism(q) => q,
-                Source::Experiment(e) => {
-                    let computed = experiment::answer(
-                        &e,
-                        &EpsilonJob {
-                            delta: delta.clone(),
-                        },
-                    )?;
+                Source::Background(b) => {
+                    let computed = answer(&b, &job)?;
                     return plain(render(
                         a.pair.common.json,
-                        || output::experiment_epsilon_json(&e, &delta, &computed),
-                        || output::experiment_epsilon_text(&e, &delta, &computed),
+                        || output::epsilon_json(&b, &delta, &computed),
+                        || output::epsilon_text(&b, &delta, &computed),
+                    ));
+                }
+                Source::Experiment(e) => {
+                    let computed = experiment::answer(&e, &job)?;
+                    return plain(render(
+                        a.pair.common.json,
+                        || output::epsilon_json(&e, &delta, &computed),
+                        || output::epsilon_text(&e, &delta, &computed),
                     ));
                 }
             };
-            let computed = answer(
-                &query,
-                &EpsilonJob {
-                    delta: delta.clone(),
-                },
-            )?;
+            let computed = answer(&query, &job)?;
             if let Some(path) = &a.pair.common.certificate {
                 let report =
                     with_exact_endpoints(|| output::epsilon_json(&query, &delta, &computed));
@@ -143,18 +158,27 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         }
         Command::Divergences(a) => {
             let renyi_orders = validate::rational_list("--renyi-order", &a.renyi_order)?;
+            let job = DivergenceJob { renyi_orders };
             let query = match validate::pair_source(&a.pair)? {
                 Source::Mechanism(q) => q,
-                Source::Experiment(e) => {
-                    let computed = experiment::answer(&e, &DivergenceJob { renyi_orders })?;
+                Source::Background(b) => {
+                    let computed = answer(&b, &job)?;
                     return plain(render(
                         a.pair.common.json,
-                        || output::experiment_divergences_json(&e, &computed),
-                        || output::experiment_divergences_text(&e, &computed),
+                        || output::divergences_json(&b, &computed),
+                        || output::divergences_text(&b, &computed),
+                    ));
+                }
+                Source::Experiment(e) => {
+                    let computed = experiment::answer(&e, &job)?;
+                    return plain(render(
+                        a.pair.common.json,
+                        || output::divergences_json(&e, &computed),
+                        || output::divergences_text(&e, &computed),
                     ));
                 }
             };
-            let computed = answer(&query, &DivergenceJob { renyi_orders })?;
+            let computed = answer(&query, &job)?;
             if let Some(path) = &a.pair.common.certificate {
                 let report = with_exact_endpoints(|| output::divergences_json(&query, &computed));
                 let notes = ["divergences.md"];

@@ -12,13 +12,14 @@ use crate::bounds::range::{BoundsQuery, Target};
 use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
 use crate::error::{Error, Result};
+use crate::exact::background::Background;
 use crate::exact::pair::{Engine, PairOptions, check_composition};
 use crate::limits::berry_esseen::Scale;
 use crate::limits::experiment::{ExperimentQuery, load_experiment};
-use crate::mechanism::randomizer::load_randomizer;
+use crate::mechanism::randomizer::{Randomizer, load_randomizer};
 use crate::mechanism::{Mechanism, load_mechanism};
 use crate::profile::{ProfileQuery, Quantity};
-use crate::query::{Backend, PairQuery, Threshold};
+use crate::query::{Backend, BackgroundQuery, PairQuery, Threshold};
 use rug::Rational;
 
 /// A whole number option.
@@ -155,6 +156,100 @@ fn settings(args: &CommonArgs) -> Result<Settings> {
     })
 }
 
+/// The input with this label (the error lists the labels).
+fn input_index(r: &Randomizer, field: &str, label: &str) -> Result<usize> {
+    r.inputs.iter().position(|l| l == label).ok_or_else(|| {
+        Error::argument(
+            field,
+            format!(
+                "no input \"{label}\" (the inputs of {} are {})",
+                r.name,
+                r.inputs.join(", ")
+            ),
+        )
+    })
+}
+
+/// `--background LABEL=COUNT,…` and `--switch X1:X1'` for a randomizer on any input domain.
+pub fn background_query(args: &PairArgs) -> Result<BackgroundQuery> {
+    let (Some(spec), Some(n), Some(counts), Some(switch)) =
+        (&args.mechanism, &args.n, &args.background, &args.switch)
+    else {
+        return Err(Error::argument(
+            "--background",
+            "needs --mechanism, --n and --switch",
+        ));
+    };
+    if args.common.certificate.is_some() {
+        return Err(Error::argument(
+            "--certificate",
+            "is not written for --background pairs yet (verify recomputes binary-input pairs only)",
+        ));
+    }
+    let n = whole("--n", n)?;
+    if n < 1 {
+        return Err(Error::argument("--n", "must be at least 1"));
+    }
+    let randomizer = load_randomizer(spec)?;
+    let mut given = vec![None; randomizer.input_count()];
+    for item in counts.split(',').filter(|s| !s.trim().is_empty()) {
+        let Some((label, count)) = item.rsplit_once('=') else {
+            return Err(Error::argument(
+                "--background",
+                format!("\"{item}\" is not LABEL=COUNT"),
+            ));
+        };
+        let x = input_index(&randomizer, "--background", label.trim())?;
+        if given[x].is_some() {
+            return Err(Error::argument(
+                "--background",
+                format!("input \"{}\" is given twice", label.trim()),
+            ));
+        }
+        given[x] = Some(whole("--background", count.trim())?);
+    }
+    let counts: Vec<u64> = given.into_iter().map(Option::unwrap_or_default).collect();
+    let others = counts
+        .iter()
+        .try_fold(0u64, |a, c| a.checked_add(*c))
+        .ok_or_else(|| Error::argument("--background", "the counts overflow"))?;
+    if others != n - 1 {
+        return Err(Error::argument(
+            "--background",
+            format!(
+                "the counts must add up to n − 1 = {} (the users besides the switched one), got {others}",
+                n - 1
+            ),
+        ));
+    }
+    let Some((a, b)) = switch.split_once(':') else {
+        return Err(Error::argument(
+            "--switch",
+            "expected X1:X1' (two input labels)",
+        ));
+    };
+    let x1 = input_index(&randomizer, "--switch", a.trim())?;
+    let x1p = input_index(&randomizer, "--switch", b.trim())?;
+    if x1 == x1p {
+        return Err(Error::argument(
+            "--switch",
+            "the two inputs must differ (the datasets would be equal)",
+        ));
+    }
+    let c = settings(&args.common)?;
+    Ok(BackgroundQuery {
+        randomizer,
+        background: Background {
+            counts,
+            switch: (x1, x1p),
+        },
+        options: c.options,
+        backend: c.backend,
+        exact_ctx: c.exact_ctx,
+        escalate_above: c.escalate_above,
+    })
+}
+
 /// The question about one pair.
 pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
     let (Some(mechanism), Some(n), Some(k)) = (&args.mechanism, &args.n, &args.k) else {
@@ -181,11 +276,16 @@ pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
 /// What `delta`, `epsilon` and `divergences` are asked about.
 pub enum Source {
     Mechanism(PairQuery),
+    Background(BackgroundQuery),
     Experiment(ExperimentQuery),
 }
 
-/// The pair of a mechanism, or a limit experiment (`--experiment`).
+/// The pair of a mechanism, of a randomizer with a background (`--background`), or a limit
+/// experiment (`--experiment`).
 pub fn pair_source(args: &PairArgs) -> Result<Source> {
+    if args.background.is_some() {
+        return background_query(args).map(Source::Background);
+    }
     let Some(spec) = &args.experiment else {
         return pair_query(args).map(Source::Mechanism);
     };

@@ -1,6 +1,7 @@
 //! The exact layer (Part I §4, §8): histogram laws, the neighbouring pair through the shift
 //! identities, privacy curves and divergences — every value a certified enclosure.
 
+pub mod background;
 pub mod binary;
 pub mod canonical;
 pub mod curve;

@@ -97,6 +97,9 @@ impl Route {
     }
 }
 
+/// The window route stores coordinates as u32 and reaches histograms of size n + 1.
+pub const WINDOW_MAX_N: usize = u32::MAX as usize - 2;
+
 /// How laws over n users are computed: which engine, and the truncation depth.
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
@@ -117,8 +120,6 @@ pub fn plan<S: Scalar>(
     ctx: &S::Ctx,
 ) -> Result<Plan> {
     let d = mechanism.d();
-    // The window route stores coordinates as u32 and reaches histograms of size n + 1.
-    const WINDOW_MAX_N: usize = u32::MAX as usize - 2;
     let route = match options.engine {
         Engine::Auto if d == 2 => Route::Binary,
         Engine::Auto | Engine::Window => Route::Window,
@@ -178,21 +179,25 @@ pub fn plan<S: Scalar>(
 /// deviations, `σ_j² = n·max_b W_b(j)(1 − W_b(j))`, each side at most n + 1, and never more than
 /// the simplex.
 fn window_states(mechanism: &Mechanism, n: usize, bits: u32) -> u64 {
-    let full = histogram_count(n as u64, mechanism.d()).unwrap_or(u64::MAX);
     let Ok(channel) = mechanism.channel::<inari::Interval>(&()) else {
-        return full;
+        return histogram_count(n as u64, mechanism.d()).unwrap_or(u64::MAX);
     };
+    let rows: Vec<Vec<f64>> = channel
+        .w
+        .iter()
+        .map(|w| w.iter().map(|v| v.approx_f64()).collect())
+        .collect();
+    window_states_of(&rows, n, bits)
+}
+
+/// [`window_states`] for users whose output laws are among `rows` (doubles).
+pub fn window_states_of(rows: &[Vec<f64>], n: usize, bits: u32) -> u64 {
+    let d = rows[0].len();
+    let full = histogram_count(n as u64, d).unwrap_or(u64::MAX);
     let z = (2.0 * f64::from(bits) * std::f64::consts::LN_2).sqrt();
     let mut states = 1.0f64;
-    for y in 1..mechanism.d() {
-        let var = channel
-            .w
-            .iter()
-            .map(|w| {
-                let p = w[y].approx_f64();
-                p * (1.0 - p)
-            })
-            .fold(0.0, f64::max);
+    for y in 1..d {
+        let var = rows.iter().map(|w| w[y] * (1.0 - w[y])).fold(0.0, f64::max);
         let side = (2.0 * z * (n as f64 * var).sqrt() + 3.0).min(n as f64 + 1.0);
         states *= side;
     }

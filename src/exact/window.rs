@@ -549,49 +549,49 @@ impl<S: Scalar> WindowGroup<S> {
     pub fn law(&self) -> &WindowedLaw<S> {
         &self.law
     }
+}
 
-    /// `count` more users with output law `w`: one convolution with `Mult(count, w)` built on
-    /// its window when that window is smaller than `count` (the convolution then costs less than
-    /// `count` steps over the group's window, e.g. sparse outputs at large n), else one step at
-    /// a time.
-    fn add_block(
-        law: WindowedLaw<S>,
-        count: usize,
-        w: &[S],
-        tau: Option<u32>,
-        ctx: &S::Ctx,
-    ) -> WindowedLaw<S> {
-        if tau.is_some() && count > 1 {
-            let block = multinomial(count, w, tau, ctx);
-            if block.values.len() < count {
-                return convolve(&law, &block, tau, ctx);
-            }
+/// `count` more users with output law `w`: one convolution with `Mult(count, w)` built on
+/// its window when that window is smaller than `count` (the convolution then costs less than
+/// `count` steps over the group's window, e.g. sparse outputs at large n), else one step at
+/// a time.
+pub fn add_block<S: Scalar>(
+    law: WindowedLaw<S>,
+    count: usize,
+    w: &[S],
+    tau: Option<u32>,
+    ctx: &S::Ctx,
+) -> WindowedLaw<S> {
+    if tau.is_some() && count > 1 {
+        let block = multinomial(count, w, tau, ctx);
+        if block.values.len() < count {
+            return convolve(&law, &block, tau, ctx);
         }
-        Self::add_users(law, count, w, tau, ctx)
     }
+    add_users(law, count, w, tau, ctx)
+}
 
-    /// `count` more users with output law `w`, one step at a time.
-    fn add_users(
-        law: WindowedLaw<S>,
-        count: usize,
-        w: &[S],
-        tau: Option<u32>,
-        ctx: &S::Ctx,
-    ) -> WindowedLaw<S> {
-        if count == 0 {
-            return law;
-        }
-        if let Some(t) = tau {
-            if let Some(done) = nonneg::add_users(&law, count, w, t, ctx) {
-                return done;
-            }
-        }
-        let mut law = law;
-        for _ in 0..count {
-            law = step(&law, w, tau, ctx);
-        }
-        law
+/// `count` more users with output law `w`, one step at a time.
+fn add_users<S: Scalar>(
+    law: WindowedLaw<S>,
+    count: usize,
+    w: &[S],
+    tau: Option<u32>,
+    ctx: &S::Ctx,
+) -> WindowedLaw<S> {
+    if count == 0 {
+        return law;
     }
+    if let Some(t) = tau {
+        if let Some(done) = nonneg::add_users(&law, count, w, t, ctx) {
+            return done;
+        }
+    }
+    let mut law = law;
+    for _ in 0..count {
+        law = step(&law, w, tau, ctx);
+    }
+    law
 }
 
 impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
@@ -605,10 +605,10 @@ impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
                 (ones, zeros, w1, w0)
             };
             let start = multinomial(big, wb, self.tau_bits, ctx);
-            Self::add_block(start, small, ws, self.tau_bits, ctx)
+            add_block(start, small, ws, self.tau_bits, ctx)
         } else {
-            let law = Self::add_block(self.law.clone(), zeros, w0, self.tau_bits, ctx);
-            Self::add_block(law, ones, w1, self.tau_bits, ctx)
+            let law = add_block(self.law.clone(), zeros, w0, self.tau_bits, ctx);
+            add_block(law, ones, w1, self.tau_bits, ctx)
         };
         WindowGroup {
             law,

@@ -17,7 +17,7 @@ pub struct BoundsReport<'a> {
     pub profile: Option<&'a Profile>,
 }
 
-const LOWER_SCOPE: &str = "lower: the exact delta of concrete neighbouring pairs (x1, x2, ..., x2) ~ (x1', x2, ..., x2) with x2 in {x1, x1'} (pair engine)";
+const LOWER_SCOPE: &str = "lower: the exact delta of the concrete neighbouring pairs (x1, x2, ..., x2) ~ (x1', x2, ..., x2), max over every x1, x1', x2 (Takagi-Liew's reference sum with R_x2, gamma = 1)";
 const UPPER_SCOPE: &str = "upper: the blanket divergence max over ordered pairs (Balle et al. 2019; Takagi-Liew Thm 2.2), certified as an exact finite sum";
 
 fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> Value {

@@ -2,12 +2,14 @@
 //! outward-rounded enclosure; JSON gives it as `{"lo": "…", "hi": "…"}`.
 
 use crate::enclosure::{Enclosure, bound_text, exact_string};
+use crate::exact::background::{Background, output_classes};
 use crate::exact::curve::EpsilonCertificate;
 use crate::exact::divergence::Divergences;
 use crate::exact::pair::PairOptions;
 use crate::limits::experiment::ExperimentQuery;
 use crate::mechanism::Mechanism;
-use crate::query::{Computed, DeltaRow, EpsilonRow, PairQuery};
+use crate::mechanism::randomizer::Randomizer;
+use crate::query::{BackgroundQuery, Computed, DeltaRow, EpsilonRow, PairQuery};
 use rug::Rational;
 use serde_json::{Value, json};
 
@@ -61,22 +63,155 @@ pub use limit::{berry_esseen_json, berry_esseen_text, limit_json, limit_text};
 pub use profile::{profile_json, profile_text};
 pub use tv::{tv_ball_json, tv_ball_text};
 
-fn header_json<R>(command: &str, query: &PairQuery, computed: &Computed<R>) -> Value {
-    json!({
-        "command": command,
-        "certified": true,
-        "mechanism": query.mechanism.to_json(),
-        "n": query.n,
-        "k": query.k,
-        "pair": "P = T_{n,k}, Q = T_{n,k+1}; qp means delta_{Q||P}",
-        "backend": query.backend.label(),
-        "arithmetic": computed.arithmetic,
-        "engine": computed.engine,
-        "alphabet": alphabet_json(&query.mechanism, &query.options),
-        "states": computed.states,
-        "omitted_mass_bound": bound_text(&computed.omitted),
-        "canonical_cross_check_states": computed.canonical_states_checked,
-    })
+/// What a pair report's header describes: a mechanism's pair `(T_{n,k}, T_{n,k+1})`, a
+/// randomizer's pair with a background, or a limit experiment.  `delta`, `epsilon` and
+/// `divergences` render every source through it.
+pub trait PairReport {
+    fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value;
+    fn header_text<R>(&self, command: &str, computed: &Computed<R>) -> String;
+}
+
+/// The common tail of the text headers: arithmetic, engine, states, truncation.
+fn computed_text<R>(computed: &Computed<R>, states: &str) -> String {
+    let mut s = format!(
+        "arithmetic {} · engine {}",
+        computed.arithmetic, computed.engine
+    );
+    if computed.states > 0 {
+        s += &format!(" · {} {states}", computed.states);
+    }
+    if computed.omitted != 0 {
+        s += &format!(
+            " · truncated, omitted mass ≤ {}",
+            bound_text(&computed.omitted)
+        );
+    }
+    s + "\nevery [lo, hi] is a certified enclosure of the true value\n\n"
+}
+
+impl PairReport for PairQuery {
+    fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
+        json!({
+            "command": command,
+            "certified": true,
+            "mechanism": self.mechanism.to_json(),
+            "n": self.n,
+            "k": self.k,
+            "pair": "P = T_{n,k}, Q = T_{n,k+1}; qp means delta_{Q||P}",
+            "backend": self.backend.label(),
+            "arithmetic": computed.arithmetic,
+            "engine": computed.engine,
+            "alphabet": alphabet_json(&self.mechanism, &self.options),
+            "states": computed.states,
+            "omitted_mass_bound": bound_text(&computed.omitted),
+            "canonical_cross_check_states": computed.canonical_states_checked,
+        })
+    }
+
+    fn header_text<R>(&self, command: &str, computed: &Computed<R>) -> String {
+        format!(
+            "shufflecert {command}: {}  n = {}  k = {}  (P = T_{{n,k}}, Q = T_{{n,k+1}})\n",
+            self.mechanism.name, self.n, self.k
+        ) + &alphabet_text(&self.mechanism, &self.options)
+            + &computed_text(computed, "histogram states")
+    }
+}
+
+impl PairReport for BackgroundQuery {
+    fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
+        let r = &self.randomizer;
+        let b = &self.background;
+        let classes = output_classes(r, b, self.options.reduce);
+        json!({
+            "command": command,
+            "certified": true,
+            "randomizer": r.to_json(),
+            "n": b.n(),
+            "background": background_counts(r, b)
+                .into_iter()
+                .map(|(label, count)| json!({ "input": label, "count": count }))
+                .collect::<Vec<_>>(),
+            "switch": { "x1": r.inputs[b.switch.0], "x1_prime": r.inputs[b.switch.1] },
+            "pair": "P: the switched user holds x1, Q: x1'; the others as in background; qp means delta_{Q||P}",
+            "backend": self.backend.label(),
+            "arithmetic": computed.arithmetic,
+            "engine": computed.engine,
+            "alphabet": {
+                "outputs": r.d(),
+                "classes": classes
+                    .iter()
+                    .map(|ys| ys.iter().map(|&y| r.outputs[y].clone()).collect::<Vec<_>>())
+                    .collect::<Vec<_>>(),
+            },
+            "states": computed.states,
+            "omitted_mass_bound": bound_text(&computed.omitted),
+        })
+    }
+
+    fn header_text<R>(&self, command: &str, computed: &Computed<R>) -> String {
+        let r = &self.randomizer;
+        let b = &self.background;
+        let others: Vec<String> = background_counts(r, b)
+            .into_iter()
+            .map(|(label, count)| format!("{count} × {label}"))
+            .collect();
+        let classes = output_classes(r, b, self.options.reduce).len();
+        let mut s = format!(
+            "shufflecert {command}: {}  n = {}  (P: ({}, others), Q: ({}, others); others = {})\n",
+            r.name,
+            b.n(),
+            r.inputs[b.switch.0],
+            r.inputs[b.switch.1],
+            if others.is_empty() {
+                "none".to_string()
+            } else {
+                others.join(", ")
+            }
+        );
+        if classes < r.d() {
+            s += &format!(
+                "alphabet: {} outputs → {classes} classes (outputs with proportional columns over the rows in play merged)\n",
+                r.d()
+            );
+        }
+        s + &computed_text(computed, "histogram states")
+    }
+}
+
+/// The background's nonzero counts with their inputs' labels.
+fn background_counts<'a>(r: &'a Randomizer, b: &Background) -> Vec<(&'a str, u64)> {
+    b.counts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(x, c)| (r.inputs[x].as_str(), *c))
+        .collect()
+}
+
+impl PairReport for ExperimentQuery {
+    fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
+        json!({
+            "command": command,
+            "certified": true,
+            "experiment": self.experiment.to_json(),
+            "pair": self.experiment.pair_text(),
+            "backend": self.backend.label(),
+            "arithmetic": computed.arithmetic,
+            "engine": computed.engine,
+            "states": computed.states,
+            "omitted_mass_bound": bound_text(&computed.omitted),
+        })
+    }
+
+    fn header_text<R>(&self, command: &str, computed: &Computed<R>) -> String {
+        let e = &self.experiment;
+        format!(
+            "shufflecert {command}: limit experiment {} ({})\n{}\n",
+            e.name,
+            e.kind,
+            e.pair_text().replace("; qp means delta_{Q||P}", "")
+        ) + &computed_text(computed, "lattice states")
+    }
 }
 
 /// The output alphabet the engines ran on: `{outputs, reduced_outputs, classes, dropped}` with
@@ -94,27 +229,6 @@ pub(super) fn alphabet_text(mechanism: &Mechanism, options: &PairOptions) -> Str
         Some(Ok(r)) if !r.is_identity() => format!("alphabet: {}\n", r.summary(mechanism)),
         _ => String::new(),
     }
-}
-
-fn header_text(
-    command: &str,
-    query: &PairQuery,
-    computed_arith: &str,
-    engine: &str,
-    states: usize,
-    omitted: &Rational,
-) -> String {
-    let mut s = format!(
-        "shufflecert {command}: {}  n = {}  k = {}  (P = T_{{n,k}}, Q = T_{{n,k+1}})\n",
-        query.mechanism.name, query.n, query.k
-    );
-    s += &alphabet_text(&query.mechanism, &query.options);
-    s += &format!("arithmetic {computed_arith} · engine {engine} · {states} histogram states");
-    if *omitted != 0 {
-        s += &format!(" · truncated, omitted mass ≤ {}", bound_text(omitted));
-    }
-    s += "\nevery [lo, hi] is a certified enclosure of the true value\n\n";
-    s
 }
 
 /// The maximisers of a profile row, runs of consecutive k with the same directions compressed
@@ -193,8 +307,8 @@ pub(super) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-pub fn delta_json(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> Value {
-    let mut v = header_json("delta", query, computed);
+pub fn delta_json<Q: PairReport>(query: &Q, computed: &Computed<Vec<DeltaRow>>) -> Value {
+    let mut v = query.header_json("delta", computed);
     v["results"] = delta_results(&computed.result);
     v
 }
@@ -212,16 +326,8 @@ fn delta_results(rows: &[DeltaRow]) -> Value {
         .collect()
 }
 
-pub fn delta_text(query: &PairQuery, computed: &Computed<Vec<DeltaRow>>) -> String {
-    let s = header_text(
-        "delta",
-        query,
-        &computed.arithmetic,
-        computed.engine,
-        computed.states,
-        &computed.omitted,
-    );
-    s + &delta_table(&computed.result)
+pub fn delta_text<Q: PairReport>(query: &Q, computed: &Computed<Vec<DeltaRow>>) -> String {
+    query.header_text("delta", computed) + &delta_table(&computed.result)
 }
 
 fn delta_table(rows: &[DeltaRow]) -> String {
@@ -256,8 +362,12 @@ fn witness_json(c: &EpsilonCertificate) -> Value {
     })
 }
 
-pub fn epsilon_json(query: &PairQuery, delta: &Rational, computed: &Computed<EpsilonRow>) -> Value {
-    let mut v = header_json("epsilon", query, computed);
+pub fn epsilon_json<Q: PairReport>(
+    query: &Q,
+    delta: &Rational,
+    computed: &Computed<EpsilonRow>,
+) -> Value {
+    let mut v = query.header_json("epsilon", computed);
     epsilon_fields(&mut v, delta, &computed.result);
     v
 }
@@ -270,20 +380,12 @@ fn epsilon_fields(v: &mut Value, delta: &Rational, r: &EpsilonRow) {
     v["witnesses"] = json!({ "qp": witness_json(&r.qp), "pq": witness_json(&r.pq) });
 }
 
-pub fn epsilon_text(
-    query: &PairQuery,
+pub fn epsilon_text<Q: PairReport>(
+    query: &Q,
     delta: &Rational,
     computed: &Computed<EpsilonRow>,
 ) -> String {
-    let s = header_text(
-        "epsilon",
-        query,
-        &computed.arithmetic,
-        computed.engine,
-        computed.states,
-        &computed.omitted,
-    );
-    s + &epsilon_table(delta, &computed.result)
+    query.header_text("epsilon", computed) + &epsilon_table(delta, &computed.result)
 }
 
 fn epsilon_table(delta: &Rational, r: &EpsilonRow) -> String {
@@ -316,8 +418,8 @@ fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {
     rows
 }
 
-pub fn divergences_json(query: &PairQuery, computed: &Computed<Divergences>) -> Value {
-    let mut v = header_json("divergences", query, computed);
+pub fn divergences_json<Q: PairReport>(query: &Q, computed: &Computed<Divergences>) -> Value {
+    let mut v = query.header_json("divergences", computed);
     divergence_fields(&mut v, &computed.result);
     v
 }
@@ -339,16 +441,8 @@ fn divergence_fields(v: &mut Value, d: &Divergences) {
     v["renyi_pq"] = orders(&d.renyi_pq);
 }
 
-pub fn divergences_text(query: &PairQuery, computed: &Computed<Divergences>) -> String {
-    let s = header_text(
-        "divergences",
-        query,
-        &computed.arithmetic,
-        computed.engine,
-        computed.states,
-        &computed.omitted,
-    );
-    s + &divergence_table(&computed.result)
+pub fn divergences_text<Q: PairReport>(query: &Q, computed: &Computed<Divergences>) -> String {
+    query.header_text("divergences", computed) + &divergence_table(&computed.result)
 }
 
 fn divergence_table(d: &Divergences) -> String {
@@ -357,106 +451,4 @@ fn divergence_table(d: &Divergences) -> String {
         .map(|(name, e)| vec![name, e.to_string()])
         .collect();
     table(&["divergence (nats)", "value"], &rows)
-}
-
-/// The header of a limit experiment's report (JSON).
-fn experiment_header_json<R>(
-    command: &str,
-    query: &ExperimentQuery,
-    computed: &Computed<R>,
-) -> Value {
-    json!({
-        "command": command,
-        "certified": true,
-        "experiment": query.experiment.to_json(),
-        "pair": query.experiment.pair_text(),
-        "backend": query.backend.label(),
-        "arithmetic": computed.arithmetic,
-        "engine": computed.engine,
-        "states": computed.states,
-        "omitted_mass_bound": bound_text(&computed.omitted),
-    })
-}
-
-/// The header of a limit experiment's report (text).
-fn experiment_header_text<R>(
-    command: &str,
-    query: &ExperimentQuery,
-    computed: &Computed<R>,
-) -> String {
-    let e = &query.experiment;
-    let mut s = format!(
-        "shufflecert {command}: limit experiment {} ({})\n{}\n",
-        e.name,
-        e.kind,
-        e.pair_text().replace("; qp means delta_{Q||P}", "")
-    );
-    s += &format!(
-        "arithmetic {} · engine {}",
-        computed.arithmetic, computed.engine
-    );
-    if computed.states > 0 {
-        s += &format!(" · {} lattice states", computed.states);
-    }
-    if computed.omitted != 0 {
-        s += &format!(
-            " · truncated, omitted mass ≤ {}",
-            bound_text(&computed.omitted)
-        );
-    }
-    s += "\nevery [lo, hi] is a certified enclosure of the true value\n\n";
-    s
-}
-
-/// `delta` on a limit experiment (JSON).
-pub fn experiment_delta_json(query: &ExperimentQuery, computed: &Computed<Vec<DeltaRow>>) -> Value {
-    let mut v = experiment_header_json("delta", query, computed);
-    v["results"] = delta_results(&computed.result);
-    v
-}
-
-/// `delta` on a limit experiment (text).
-pub fn experiment_delta_text(
-    query: &ExperimentQuery,
-    computed: &Computed<Vec<DeltaRow>>,
-) -> String {
-    experiment_header_text("delta", query, computed) + &delta_table(&computed.result)
-}
-
-/// `epsilon` on a limit experiment (JSON).
-pub fn experiment_epsilon_json(
-    query: &ExperimentQuery,
-    delta: &Rational,
-    computed: &Computed<EpsilonRow>,
-) -> Value {
-    let mut v = experiment_header_json("epsilon", query, computed);
-    epsilon_fields(&mut v, delta, &computed.result);
-    v
-}
-
-/// `epsilon` on a limit experiment (text).
-pub fn experiment_epsilon_text(
-    query: &ExperimentQuery,
-    delta: &Rational,
-    computed: &Computed<EpsilonRow>,
-) -> String {
-    experiment_header_text("epsilon", query, computed) + &epsilon_table(delta, &computed.result)
-}
-
-/// `divergences` on a limit experiment (JSON).
-pub fn experiment_divergences_json(
-    query: &ExperimentQuery,
-    computed: &Computed<Divergences>,
-) -> Value {
-    let mut v = experiment_header_json("divergences", query, computed);
-    divergence_fields(&mut v, &computed.result);
-    v
-}
-
-/// `divergences` on a limit experiment (text).
-pub fn experiment_divergences_text(
-    query: &ExperimentQuery,
-    computed: &Computed<Divergences>,
-) -> String {
-    experiment_header_text("divergences", query, computed) + &divergence_table(&computed.result)
 }
