@@ -263,3 +263,71 @@ fn lower_bound_names_the_pair_that_attains_it() {
     let got = enclosure(&lower["value"]);
     assert!(got.overlaps(&want), "printed {got}, engine {want}");
 }
+
+#[test]
+fn audit_judges_general_input_claims_against_the_range() {
+    // Claims about k-RR on 4 inputs at n = 1000, ε = 0.0779: above the upper bound (sound),
+    // below the lower bound (unsound, with the concrete pair), between them (undecided), and a
+    // lower claim; every verdict checked against the `bounds` range printed on its own.
+    let spec = "k-rr:k=4,exp_eps0=3,inputs=4";
+    let range = cli_json(&["bounds", "-m", spec, "--n", "1000", "--eps", "0.0779"]);
+    let lower = enclosure(&range["results"][0]["lower"]["value"]);
+    let upper = enclosure(&range["results"][0]["upper"]["value"]);
+    let (Endpoint::Finite(lo), Endpoint::Finite(hi)) = (lower.lo(), upper.hi()) else {
+        panic!("finite range")
+    };
+    let between = Rational::from(lo + hi) / 2u32;
+    assert!(lower.hi() < &Endpoint::Finite(between.clone()));
+    let text = |q: &Rational| shufflecert::enclosure::exact_string(q);
+    let dir = std::env::temp_dir().join("shufflecert-range-audit");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("claims.csv");
+    std::fs::write(
+        &file,
+        format!(
+            "n,eps,delta,kind\n1000,0.0779,{},upper\n1000,0.0779,{},upper\n1000,0.0779,{},upper\n1000,0.0779,{},lower\n",
+            text(&(hi.clone() * 2u32)),
+            text(&(lo.clone() / 2u32)),
+            text(&between),
+            text(&(lo.clone() / 2u32)),
+        ),
+    )
+    .unwrap();
+    let run = cli(&[
+        "audit",
+        "-m",
+        spec,
+        "--claims",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(
+        run.status, 1,
+        "an unsound claim fails the run: {}",
+        run.stderr
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let verdicts: Vec<&str> = out["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["sound", "unsound", "undecided", "sound"]);
+    let unsound = &out["claims"][1];
+    assert_eq!(unsound["delta_range"]["lower"]["background"], "2");
+    assert!(enclosure(&unsound["certified_delta"]).contains(&between));
+    assert!(!out["claims"][0]["eps_range"].is_null());
+    // Pair and Rényi claims need the exact profile of a binary-input mechanism.
+    for (header, row, needle) in [
+        ("n,eps,delta,kind,k", "1000,0.1,0.001,upper,3", "column k"),
+        ("n,eps,delta,kind,alpha", "1000,0.1,,rdp,2", "column kind"),
+    ] {
+        let bad = dir.join("bad.csv");
+        std::fs::write(&bad, format!("{header}\n{row}\n")).unwrap();
+        assert_fails(
+            &["audit", "-m", spec, "--claims", bad.to_str().unwrap()],
+            needle,
+        );
+    }
+}

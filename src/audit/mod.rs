@@ -12,6 +12,7 @@
 
 pub mod claims;
 pub mod compare;
+pub mod range;
 pub mod verdict;
 
 use crate::arith::exact::ExactCtx;

@@ -32,6 +32,20 @@ impl From<String> for Outcome {
     }
 }
 
+/// The failure line of an audit with unsound claims.
+fn unsound_failure(verdicts: &[crate::audit::verdict::Verdict]) -> Option<String> {
+    let unsound = verdicts
+        .iter()
+        .filter(|v| **v == crate::audit::verdict::Verdict::Unsound)
+        .count();
+    (unsound > 0).then(|| {
+        format!(
+            "audit: {unsound} of {} claim(s) are unsound",
+            verdicts.len()
+        )
+    })
+}
+
 /// Runs one command.
 pub fn run(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
@@ -354,7 +368,27 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Audit(a) => {
-            let (query, claims_text) = validate::audit_query(a)?;
+            let (query, claims_text) = match validate::audit_query(a)? {
+                validate::Audited::Profile(query, text) => (query, text),
+                validate::Audited::Range(query) => {
+                    let reports = crate::audit::range::audit_range(&query)?;
+                    let stdout = render(
+                        a.common.json,
+                        || output::range_audit_json(&query, &reports),
+                        || output::range_audit_text(&query, &reports),
+                    );
+                    return Ok(Outcome {
+                        stdout,
+                        failure: unsound_failure(
+                            reports
+                                .iter()
+                                .map(|r| r.verdict)
+                                .collect::<Vec<_>>()
+                                .as_slice(),
+                        ),
+                    });
+                }
+            };
             let audit = match &a.common.certificate {
                 Some(path) => {
                     let audit = single_threaded(|| crate::audit::audit(&query))?;
@@ -373,14 +407,11 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 || output::audit_json(&query, &a.claims, &audit),
                 || output::audit_text(&query, &a.claims, &audit),
             );
-            let unsound = audit.count(crate::audit::verdict::Verdict::Unsound);
-            let failure = (unsound > 0).then(|| {
-                format!(
-                    "audit: {unsound} of {} claim(s) are unsound",
-                    audit.reports.len()
-                )
-            });
-            Ok(Outcome { stdout, failure })
+            let verdicts: Vec<_> = audit.reports.iter().map(|r| r.verdict).collect();
+            Ok(Outcome {
+                stdout,
+                failure: unsound_failure(&verdicts),
+            })
         }
         Command::Compare(a) => {
             let query = validate::compare_query(a)?;

@@ -8,6 +8,7 @@ use crate::arith::exact::ExactCtx;
 use crate::audit::AuditQuery;
 use crate::audit::claims::read_claims;
 use crate::audit::compare::CompareQuery;
+use crate::audit::range::RangeAuditQuery;
 use crate::bounds::range::{BoundsQuery, Target};
 use crate::check::{CheckQuery, CurvePoint};
 use crate::enclosure::parse_rational;
@@ -389,10 +390,30 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
 
 /// The audit (the shared options and the claims file, read and validated in full), and the
 /// claims file's text for its certificate.
-pub fn audit_query(args: &AuditArgs) -> Result<(AuditQuery, String)> {
+pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
+    let spec = &args.mechanism.mechanism;
+    let randomizer = load_randomizer(spec)?;
+    if randomizer.input_count() > 2 {
+        if args.common.certificate.is_some() {
+            return Err(Error::argument(
+                "--certificate",
+                "is not written for audits against a range (randomizers with more than two inputs) yet",
+            ));
+        }
+        let (_, claims) = read_claims(&args.claims)?;
+        let c = settings(&args.common)?;
+        return Ok(Audited::Range(RangeAuditQuery {
+            randomizer,
+            claims,
+            path: args.claims.clone(),
+            options: c.options,
+            backend: c.backend,
+            escalate_above: c.escalate_above,
+        }));
+    }
     let (text, claims) = read_claims(&args.claims)?;
-    let c = common(&args.common, &args.mechanism.mechanism)?;
-    Ok((
+    let c = common(&args.common, spec)?;
+    Ok(Audited::Profile(
         AuditQuery {
             mechanism: c.mechanism,
             claims,
@@ -403,6 +424,14 @@ pub fn audit_query(args: &AuditArgs) -> Result<(AuditQuery, String)> {
         },
         text,
     ))
+}
+
+/// What `audit` judges claims against: the exact profile of a binary-input mechanism (with the
+/// claims file's text, for certificates), or the certified range of a randomizer with more
+/// inputs.
+pub enum Audited {
+    Profile(AuditQuery, String),
+    Range(RangeAuditQuery),
 }
 
 /// The comparison of published bounds: the shared options, every n and the target δ.

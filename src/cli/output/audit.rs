@@ -2,6 +2,7 @@
 
 use super::table;
 use crate::audit::claims::{Claim, ClaimKind};
+use crate::audit::range::{RangeAuditQuery, RangeReport};
 use crate::audit::verdict::Verdict;
 use crate::audit::{Audit, AuditQuery, ClaimReport, Tightness, straddle_json};
 use crate::enclosure::{Enclosure, exact_string, rounded_up};
@@ -260,6 +261,156 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
             "arithmetic": s.profile.arithmetic,
             "engine": s.profile.engine,
         })).collect::<Vec<_>>(),
+        "claims": claims,
+    })
+}
+
+/// `audit` against a randomizer's certified range (more than two inputs), as text.
+pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> String {
+    let r = &query.randomizer;
+    let count = |v: Verdict| reports.iter().filter(|x| x.verdict == v).count();
+    let mut s = format!(
+        "shufflecert audit: {} ({} inputs) · {} claims from {}\n",
+        r.name,
+        r.input_count(),
+        reports.len(),
+        query.path
+    );
+    s += "judged against the certified range lower ≤ δ_M(ε) ≤ upper (as `bounds`): sound when the \
+          upper bound meets the claim, unsound when the lower bound contradicts it\n";
+    s += &format!(
+        "verdicts: {} sound, {} unsound, {} undecided · every [lo, hi] is a certified enclosure \
+         (rounded outward)\n\n",
+        count(Verdict::Sound),
+        count(Verdict::Unsound),
+        count(Verdict::Undecided)
+    );
+    let rows: Vec<Vec<String>> = reports
+        .iter()
+        .map(|x| {
+            let c = &x.claim;
+            vec![
+                c.line.to_string(),
+                c.n.to_string(),
+                claim_text(c),
+                match x.verdict {
+                    Verdict::Unsound => "UNSOUND".into(),
+                    v => v.name().into(),
+                },
+                super::bounds::cell(r, &x.range.lower),
+                super::bounds::cell(r, &x.range.upper),
+                x.eps_range.as_ref().map_or("—".into(), |e| {
+                    format!(
+                        "[{}, {}]",
+                        e.lower.value.short(SHORT),
+                        e.upper.value.short(SHORT)
+                    )
+                }),
+                c.source.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    s += &table(
+        &[
+            "line",
+            "n",
+            "claim",
+            "verdict",
+            "lower δ_M(ε)",
+            "upper δ_M(ε)",
+            "ε_M(δ) range",
+            "source",
+        ],
+        &rows,
+    );
+    let mut evidence = String::new();
+    for x in reports {
+        let c = &x.claim;
+        let Some(delta) = &c.delta else { continue };
+        let lower = &x.range.lower;
+        let pair = |a: &crate::bounds::range::Attained| {
+            let background = a.background.map_or(String::new(), |b| {
+                format!(", {} × {}", c.n - 1, r.inputs[b])
+            });
+            (
+                format!("({}{background})", r.inputs[a.pair.0]),
+                format!("({}{background})", r.inputs[a.pair.1]),
+            )
+        };
+        match (x.verdict, &c.kind) {
+            (Verdict::Unsound, ClaimKind::Upper) => {
+                let (first, second) = pair(lower);
+                evidence += &format!(
+                    "line {}: UNSOUND — the neighbouring datasets {first} and {second} have δ ∈ {} > {} at ε = {}\n",
+                    c.line,
+                    lower.value,
+                    exact_string(delta),
+                    exact_string(&c.eps)
+                );
+            }
+            (Verdict::Unsound, _) => {
+                evidence += &format!(
+                    "line {}: UNSOUND — the blanket bound gives δ_M({}) ≤ {} < {}\n",
+                    c.line,
+                    exact_string(&c.eps),
+                    x.range.upper.value,
+                    exact_string(delta)
+                );
+            }
+            (Verdict::Undecided, _) => {
+                evidence += &format!(
+                    "line {}: undecided — the claimed {} lies inside the certified range [{}, {}]\n",
+                    c.line,
+                    exact_string(delta),
+                    x.range.lower.value.short(SHORT),
+                    x.range.upper.value.short(SHORT)
+                );
+            }
+            _ => {}
+        }
+    }
+    if !evidence.is_empty() {
+        s += "\n";
+        s += &evidence;
+    }
+    s
+}
+
+/// `audit` against a randomizer's certified range, as JSON.
+pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Value {
+    let r = &query.randomizer;
+    let row = |x: &crate::bounds::range::RangeRow| {
+        json!({
+            "lower": super::bounds::attained_json(r, &x.lower),
+            "upper": super::bounds::attained_json(r, &x.upper),
+        })
+    };
+    let claims: Vec<Value> = reports
+        .iter()
+        .map(|x| {
+            let mut v = x.claim.to_json();
+            v["scope"] = json!("mechanism");
+            v["verdict"] = json!(x.verdict.name());
+            v["certified_delta"] = x.enclosure().to_json();
+            v["delta_range"] = row(&x.range);
+            v["eps_range"] = x.eps_range.as_ref().map_or(Value::Null, row);
+            v
+        })
+        .collect();
+    let count = |v: Verdict| reports.iter().filter(|x| x.verdict == v).count();
+    json!({
+        "command": "audit",
+        "certified": true,
+        "randomizer": r.to_json(),
+        "claims_file": query.path,
+        "judged_against": "the certified range lower <= delta_M(eps) <= upper of `bounds` (blanket divergence above, concrete neighbouring pairs below)",
+        "backend": query.backend.label(),
+        "summary": {
+            "claims": reports.len(),
+            "sound": count(Verdict::Sound),
+            "unsound": count(Verdict::Unsound),
+            "undecided": count(Verdict::Undecided),
+        },
         "claims": claims,
     })
 }

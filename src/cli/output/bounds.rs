@@ -20,7 +20,7 @@ pub struct BoundsReport<'a> {
 const LOWER_SCOPE: &str = "lower: the exact delta of the concrete neighbouring pairs (x1, x2, ..., x2) ~ (x1', x2, ..., x2), max over every x1, x1', x2 (Takagi-Liew's reference sum with R_x2, gamma = 1)";
 const UPPER_SCOPE: &str = "upper: the blanket divergence max over ordered pairs (Balle et al. 2019; Takagi-Liew Thm 2.2), certified as an exact finite sum";
 
-fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> Value {
+pub(super) fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> Value {
     json!({
         "value": a.value.to_json(),
         "x1": r.inputs[a.pair.0],
@@ -85,7 +85,7 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
     v
 }
 
-fn cell(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> String {
+pub(super) fn cell(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> String {
     let pair = format!("{} -> {}", r.inputs[a.pair.0], r.inputs[a.pair.1]);
     let background = a
         .background
