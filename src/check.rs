@@ -55,7 +55,7 @@ impl Verdict {
         }
     }
 
-    fn of(p: &Enclosure, e: &Enclosure) -> Verdict {
+    pub(crate) fn of(p: &Enclosure, e: &Enclosure) -> Verdict {
         if p.hi() < e.lo() {
             Verdict::Optimistic
         } else if p.lo() >= e.hi() {

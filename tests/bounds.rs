@@ -331,3 +331,60 @@ fn audit_judges_general_input_claims_against_the_range() {
         );
     }
 }
+
+#[test]
+fn check_holds_the_shuffle_index_predictions_against_the_range() {
+    // Without --k, check compares the leading terms of Takagi–Liew §3 with the certified range
+    // (k-RR on 4 inputs, χ² = 3/4 for both ends): each prediction is the formula's value, each
+    // certified value is the range `bounds` prints, and at n = 10⁴ the leading term solved for
+    // ε is within 10 % of the certified ε at δ = 1/n.
+    let spec = "k-rr:k=4,exp_eps0=3,inputs=4";
+    let out = cli_json(&["check", "-m", spec, "--n", "10000", "--eps", "0.02,0.03"]);
+    assert_eq!(out["mode"], "shuffle-index");
+    let range = cli_json(&["bounds", "-m", spec, "--n", "10000", "--eps", "0.02,0.03"]);
+    let chi = 0.75f64.sqrt();
+    let n = 10000f64;
+    let predictions = out["predictions"].as_array().unwrap();
+    assert_eq!(predictions.len(), 8);
+    for p in predictions {
+        assert_eq!(p["predicted_is_certified"], false);
+        let at = p["at"].as_str().unwrap();
+        let end = p["end"].as_str().unwrap();
+        let certified = enclosure(&p["certified"]);
+        let predicted = enclosure(&p["predicted"]).mid_f64();
+        if let Some(eps) = at.strip_prefix("δ at ε = ") {
+            let i = if eps == "0.02" { 0 } else { 1 };
+            let want = enclosure(&range["results"][i][end]["value"]);
+            assert_eq!(certified, want, "{at} {end}");
+            let x = eps.parse::<f64>().unwrap().exp_m1();
+            let z = chi * x * n.sqrt();
+            let formula = (-z * z / 2.0).exp()
+                / (2.0 * std::f64::consts::PI).sqrt()
+                / (chi.powi(3) * x * x * n.powf(1.5));
+            assert!(
+                (predicted / formula - 1.0).abs() < 1e-9,
+                "{predicted} vs {formula}"
+            );
+        } else if p["prediction"]
+            .as_str()
+            .unwrap()
+            .starts_with("leading term")
+        {
+            let c = certified.mid_f64();
+            assert!((predicted / c - 1.0).abs() < 0.1, "{predicted} vs {c}");
+        } else {
+            let want = (n.ln() / n).sqrt() / chi;
+            assert!((predicted / want - 1.0).abs() < 1e-9);
+        }
+    }
+    for (flag, value) in [("--t", "1"), ("--n-sweep", "100")] {
+        assert_fails(
+            &[
+                "check", "-m", spec, "--n", "100", "--eps", "0.1", flag, value,
+            ],
+            flag,
+        );
+    }
+    assert_fails(&["check", "-m", spec, "--n", "1", "--eps", "0.1"], "--n");
+    assert_fails(&["check", "-m", spec, "--n", "100"], "--t");
+}

@@ -3,5 +3,6 @@
 //! lower bound (the boundary pair through the pair engine) build on these.
 
 pub mod index;
+pub mod predict;
 pub mod range;
 pub mod upper;

@@ -316,13 +316,10 @@ pub struct PairArgs {
     )]
     pub n: Option<String>,
 
-    /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).
-    #[arg(
-        long,
-        value_name = "K",
-        allow_hyphen_values = true,
-        required_unless_present_any = ["experiment", "background"]
-    )]
+    /// Number k of users holding a 1 in the smaller dataset (0 ≤ k ≤ n − 1).  Required for a
+    /// binary-input pair; `check` without it checks the shuffle index's predictions against
+    /// `bounds`.
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
     pub k: Option<String>,
 
     /// For a randomizer on any input domain, in place of --k: how many of the other n − 1

@@ -207,18 +207,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         }
         Command::Bounds(a) => {
             let query = validate::bounds_query(a)?;
-            let index = match query.backend {
-                crate::query::Backend::Mpfr { precision } => {
-                    crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
-                        &query.randomizer,
-                        &crate::arith::mpfr::MpfrCtx { precision },
-                    )?
-                }
-                _ => crate::bounds::index::shuffle_index::<rug::Rational>(
-                    &query.randomizer,
-                    &Default::default(),
-                )?,
-            };
+            let index = shuffle_index(&query)?;
             let rows = crate::bounds::range::bounds(&query)?;
             let profile = if query.randomizer.input_count() == 2 {
                 let quantities = match &query.target {
@@ -501,7 +490,27 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                     "check holds uncertified predictions against certified values; certify the values with delta, divergences or profile",
                 ));
             }
-            let query = validate::check_query(a)?;
+            let query = match validate::check_source(a)? {
+                validate::Checked::Pair(query) => query,
+                validate::Checked::Index { query, eps } => {
+                    let index = shuffle_index(&query)?;
+                    let report = crate::bounds::predict::index_check(&query, &eps, &index)?;
+                    let stdout = render(
+                        a.pair.common.json,
+                        || output::index_check_json(&query, &index, &report),
+                        || output::index_check_text(&query, &index, &report),
+                    );
+                    let optimistic = report
+                        .comparisons
+                        .iter()
+                        .filter(|c| c.verdict == crate::check::Verdict::Optimistic)
+                        .count();
+                    let failure = (a.fail_on.is_some() && optimistic > 0).then(|| {
+                        format!("check failed: {optimistic} prediction(s) are optimistic at n = {} (under-report the certified value)", query.n)
+                    });
+                    return Ok(Outcome { stdout, failure });
+                }
+            };
             let report = crate::check::check(&query)?;
             let plot_failure = match (&a.plot, &report.base.samples) {
                 (Some(path), Some(samples)) => plot::check_plot(path, &query, samples)
@@ -523,6 +532,28 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 failure: plot_failure.or(gate),
             })
         }
+    }
+}
+
+/// `χ_up` and `χ_lo` of a bounds question's randomizer: exact rationals, or MPFR enclosures
+/// with `--backend mpfr`.
+fn shuffle_index(
+    query: &crate::bounds::range::BoundsQuery,
+) -> Result<(
+    crate::bounds::index::IndexValue,
+    crate::bounds::index::IndexValue,
+)> {
+    match query.backend {
+        crate::query::Backend::Mpfr { precision } => {
+            crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
+                &query.randomizer,
+                &crate::arith::mpfr::MpfrCtx { precision },
+            )
+        }
+        _ => crate::bounds::index::shuffle_index::<rug::Rational>(
+            &query.randomizer,
+            &Default::default(),
+        ),
     }
 }
 

@@ -253,10 +253,16 @@ pub fn background_query(args: &PairArgs) -> Result<BackgroundQuery> {
 
 /// The question about one pair.
 pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
-    let (Some(mechanism), Some(n), Some(k)) = (&args.mechanism, &args.n, &args.k) else {
+    let (Some(mechanism), Some(n)) = (&args.mechanism, &args.n) else {
         return Err(Error::argument(
             "--experiment",
             "this command takes a mechanism (--mechanism, --n, --k), not a limit experiment",
+        ));
+    };
+    let Some(k) = &args.k else {
+        return Err(Error::argument(
+            "--k",
+            "is required: the number of the other users holding input 1 (or --background with --switch for a randomizer on any input domain)",
         ));
     };
     let n = whole("--n", n)?;
@@ -400,6 +406,7 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
                 "is not written for audits against a range (randomizers with more than two inputs) yet",
             ));
         }
+        require_rational_randomizer(&randomizer)?;
         let (_, claims) = read_claims(&args.claims)?;
         let c = settings(&args.common)?;
         return Ok(Audited::Range(RangeAuditQuery {
@@ -504,6 +511,73 @@ pub fn composition(field: &str, text: &str) -> Result<Rational> {
 }
 
 /// The checker's question.
+/// What `check` checks: the asymptotics of one binary-input pair, or (without `--k`) the
+/// shuffle index's predictions against the certified range of `bounds`.
+pub enum Checked {
+    Pair(CheckQuery),
+    Index {
+        query: BoundsQuery,
+        eps: Vec<Rational>,
+    },
+}
+
+pub fn check_source(args: &CheckArgs) -> Result<Checked> {
+    let p = &args.pair;
+    if p.k.is_some() || p.background.is_some() || p.experiment.is_some() {
+        if p.background.is_some() {
+            return Err(Error::argument(
+                "--background",
+                "check takes a binary-input pair (--k) or, without --k, a randomizer's shuffle index",
+            ));
+        }
+        return check_query(args).map(Checked::Pair);
+    }
+    for (given, flag) in [
+        (args.t.is_some(), "--t"),
+        (args.n_sweep.is_some(), "--n-sweep"),
+        (args.plot.is_some(), "--plot"),
+        (p.common.certificate.is_some(), "--certificate"),
+    ] {
+        if given {
+            return Err(Error::argument(
+                flag,
+                "applies to the check of a binary-input pair (give --k); without --k, check compares the shuffle index's predictions at --eps with `bounds`",
+            ));
+        }
+    }
+    let (Some(spec), Some(n), Some(eps)) = (&p.mechanism, &p.n, &args.eps) else {
+        return Err(Error::argument(
+            "--eps",
+            "is required without --k (the shuffle-index check compares predictions of δ at each ε)",
+        ));
+    };
+    let eps = rational_list("--eps", eps)?;
+    if eps.iter().any(|e| *e < 0) {
+        return Err(Error::argument("--eps", "values must be ≥ 0"));
+    }
+    let n = whole("--n", n)?;
+    if n < 2 {
+        return Err(Error::argument(
+            "--n",
+            "the shuffle-index check needs n ≥ 2 (it also compares ε at δ = 1/n)",
+        ));
+    }
+    let randomizer = load_randomizer(spec)?;
+    require_rational_randomizer(&randomizer)?;
+    let c = settings(&p.common)?;
+    Ok(Checked::Index {
+        query: BoundsQuery {
+            randomizer,
+            n,
+            target: Target::Delta(Vec::new()),
+            options: c.options,
+            backend: c.backend,
+            escalate_above: c.escalate_above,
+        },
+        eps,
+    })
+}
+
 pub fn check_query(args: &CheckArgs) -> Result<CheckQuery> {
     let points = match (&args.t, &args.eps) {
         (Some(t), _) => rational_list("--t", t)?
@@ -626,6 +700,21 @@ pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
 }
 
 /// The `bounds` question.
+/// The certified range (`bounds`, range audits, the shuffle-index check) needs exact rows.
+fn require_rational_randomizer(r: &Randomizer) -> Result<()> {
+    if r.rows
+        .iter()
+        .flatten()
+        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)))
+    {
+        return Ok(());
+    }
+    Err(Error::argument(
+        "--mechanism",
+        "the certified range [lower, upper] needs rational entries (give exp_eps0 as a rational)",
+    ))
+}
+
 pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
     let n = whole("--n", &args.n)?;
     check_composition(n, 0)?;
@@ -650,17 +739,7 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
         ));
     }
     let randomizer = load_randomizer(&args.mechanism)?;
-    if !randomizer
-        .rows
-        .iter()
-        .flatten()
-        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)))
-    {
-        return Err(Error::argument(
-            "--mechanism",
-            "bounds needs rational entries (give exp_eps0 as a rational)",
-        ));
-    }
+    require_rational_randomizer(&randomizer)?;
     Ok(BoundsQuery {
         randomizer,
         n,

@@ -3,8 +3,10 @@
 
 use super::table;
 use crate::bounds::index::IndexValue;
+use crate::bounds::predict::IndexCheck;
 use crate::bounds::range::{Attained, BoundsQuery, RangeRow, Target};
 use crate::enclosure::{Enclosure, exact_string};
+use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Profile;
 use serde_json::{Value, json};
 
@@ -43,6 +45,24 @@ fn index_json(r: &crate::mechanism::randomizer::Randomizer, v: &IndexValue) -> V
         "x1_prime": r.inputs[v.pair.1],
         "reference": v.reference.map(|x| r.inputs[x].clone()),
     })
+}
+
+/// The lines of `χ_up` and `χ_lo` with their attaining inputs.
+fn index_text(r: &Randomizer, (up, lo): &(IndexValue, IndexValue)) -> String {
+    let mut s = String::new();
+    for (name, v) in [("chi_up", up), ("chi_lo", lo)] {
+        let reference = v
+            .reference
+            .map_or(String::new(), |x| format!(", reference {}", r.inputs[x]));
+        s += &format!(
+            "shuffle index {name} = {} (chi² = {}; {} -> {}{reference})\n",
+            short(&v.chi),
+            short(&v.chi2),
+            r.inputs[v.pair.0],
+            r.inputs[v.pair.1]
+        );
+    }
+    s
 }
 
 /// `bounds` as JSON.
@@ -108,18 +128,7 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         b.query.n
     );
     s += &format!("{LOWER_SCOPE}\n{UPPER_SCOPE}\n");
-    for (name, v) in [("chi_up", &b.index.0), ("chi_lo", &b.index.1)] {
-        let reference = v
-            .reference
-            .map_or(String::new(), |x| format!(", reference {}", r.inputs[x]));
-        s += &format!(
-            "shuffle index {name} = {} (chi² = {}; {} -> {}{reference})\n",
-            short(&v.chi),
-            short(&v.chi2),
-            r.inputs[v.pair.0],
-            r.inputs[v.pair.1]
-        );
-    }
+    s += &index_text(r, b.index);
     s += "every [lo, hi] is a certified enclosure\n\n";
     let quantity = match &b.query.target {
         Target::Epsilon(d) => format!("eps_M at delta = {}", exact_string(d)),
@@ -153,4 +162,88 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         s += "\nbinary inputs: the lower bound is the boundary pair k = 0 / n − 1, which is not always the worst case; the exact profile is the maximum over every k\n";
     }
     s
+}
+
+/// `check` without `--k`: the shuffle index's predictions against the certified range (text).
+pub fn index_check_text(
+    q: &BoundsQuery,
+    index: &(IndexValue, IndexValue),
+    c: &IndexCheck,
+) -> String {
+    let r = &q.randomizer;
+    let mut s = format!(
+        "shufflecert check: {}  ({} inputs, {} outputs)  n = {}\n",
+        r.name,
+        r.input_count(),
+        r.d(),
+        q.n
+    );
+    s += &index_text(r, index);
+    s += "predictions (uncertified; Takagi–Liew §3, leading terms, valid for ε_n = ω(n^-1/2), O(√(ln n/n))) held against the certified range: the upper end is the blanket bound, the lower end a concrete neighbouring pair\n";
+    s += "verdict: inside = the prediction's formula meets the certified value's enclosure; optimistic = below it; conservative = above it\n\n";
+    let rows: Vec<Vec<String>> = c
+        .comparisons
+        .iter()
+        .map(|x| {
+            vec![
+                x.at.clone(),
+                x.end.to_string(),
+                short(&x.certified),
+                x.prediction.to_string(),
+                format!("{:.6e}", x.predicted.value()),
+                format!("{:+.3e}", x.rel_error),
+                x.verdict.name().to_string(),
+            ]
+        })
+        .collect();
+    s + &table(
+        &[
+            "at",
+            "end",
+            "certified",
+            "prediction",
+            "predicted",
+            "rel. error",
+            "verdict",
+        ],
+        &rows,
+    )
+}
+
+/// `check` without `--k` (JSON).
+pub fn index_check_json(
+    q: &BoundsQuery,
+    index: &(IndexValue, IndexValue),
+    c: &IndexCheck,
+) -> Value {
+    let r = &q.randomizer;
+    let range = |row: &RangeRow| {
+        json!({
+            "lower": attained_json(r, &row.lower),
+            "upper": attained_json(r, &row.upper),
+        })
+    };
+    json!({
+        "command": "check",
+        "mode": "shuffle-index",
+        "randomizer": r.to_json(),
+        "n": q.n,
+        "shuffle_index": { "chi_up": index_json(r, &index.0), "chi_lo": index_json(r, &index.1) },
+        "delta_ranges": c.delta_rows.iter().map(|row| json!({
+            "eps": row.threshold.as_ref().map(|t| t.eps_text()),
+            "range": range(row),
+        })).collect::<Vec<_>>(),
+        "epsilon_range": { "delta": exact_string(&c.delta), "range": range(&c.epsilon_row) },
+        "predictions": c.comparisons.iter().map(|x| json!({
+            "at": x.at,
+            "end": x.end,
+            "prediction": x.prediction,
+            "source": x.source,
+            "certified": x.certified.to_json(),
+            "predicted": x.predicted.formula.to_json(),
+            "predicted_is_certified": false,
+            "rel_error": x.rel_error,
+            "verdict": x.verdict.name(),
+        })).collect::<Vec<_>>(),
+    })
 }

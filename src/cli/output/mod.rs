@@ -57,7 +57,7 @@ pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> 
         "problems": v.problems,
     })
 }
-pub use bounds::{BoundsReport, bounds_json, bounds_text};
+pub use bounds::{BoundsReport, bounds_json, bounds_text, index_check_json, index_check_text};
 pub use compare::{compare_json, compare_text};
 pub use limit::{berry_esseen_json, berry_esseen_text, limit_json, limit_text};
 pub use profile::{profile_json, profile_text};
