@@ -16,10 +16,11 @@
 //! collision could only leave a triple out of the maximum, which keeps the lower bound a lower
 //! bound.
 
-use super::upper::{BlanketSum, Class, Exact};
-use crate::arith::Scalar;
+use super::upper::{BlanketSum, Class, Exact, Tilt};
 use crate::arith::exact::ExactCtx;
-use crate::enclosure::Enclosure;
+use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+use crate::arith::{ExpValue, Scalar};
+use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::Result;
 use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
@@ -109,15 +110,46 @@ impl Computation for SumJob<'_> {
     fn run_in<S: Scalar>(&self, ctx: &S::Ctx, arithmetic: String) -> Result<Computed<TwoSided>> {
         let q = self.query;
         let sum = BlanketSum::<S>::build(&self.classes, &self.gamma, q.n, &q.options, ctx)?;
+        let mut arithmetic = arithmetic;
         let values = match &q.target {
-            Target::Delta(thresholds) => thresholds
-                .iter()
-                .map(|t| [sum.at(Direction::Qp, t, ctx), sum.at(Direction::Pq, t, ctx)])
-                .collect(),
-            Target::Epsilon(delta) => vec![[
-                sum.epsilon_for(Direction::Qp, delta, ctx)?.eps,
-                sum.epsilon_for(Direction::Pq, delta, ctx)?.eps,
-            ]],
+            Target::Delta(thresholds) => {
+                let tilted =
+                    [Direction::Qp, Direction::Pq].map(|dir| TiltedSums::new::<S>(self, dir, ctx));
+                let mut values = Vec::with_capacity(thresholds.len());
+                for t in thresholds {
+                    let mut row = [Direction::Qp, Direction::Pq].map(|dir| sum.at(dir, t, ctx));
+                    for (sums, value) in tilted.iter().zip(&mut row) {
+                        if let Some(better) = sums.refine(t, value)? {
+                            *value = better;
+                        }
+                    }
+                    values.push(row);
+                }
+                if tilted.iter().any(|t| !t.built.borrow().is_empty()) {
+                    arithmetic += " (values below the truncation depth: tilted windows in MPFR)";
+                }
+                values
+            }
+            Target::Epsilon(delta) => {
+                let mut row = Vec::with_capacity(2);
+                for dir in [Direction::Qp, Direction::Pq] {
+                    // A probe below the truncation depth is evaluated again on tilted windows
+                    // (any failure there keeps the first, equally valid, enclosure).
+                    let tilted = TiltedSums::new::<S>(self, dir, ctx);
+                    let refine = |c: &Rational, value: Enclosure| -> Enclosure {
+                        match tilted.refine(&Threshold::ExpEps(c.clone()), &value) {
+                            Ok(Some(better)) => better,
+                            _ => value,
+                        }
+                    };
+                    row.push(sum.epsilon_for(dir, delta, ctx, &refine)?.eps);
+                    if !tilted.built.borrow().is_empty() && !arithmetic.contains("tilted") {
+                        arithmetic +=
+                            " (values below the truncation depth: tilted windows in MPFR)";
+                    }
+                }
+                vec![[row[0].clone(), row[1].clone()]]
+            }
         };
         Ok(Computed {
             result: TwoSided(values),
@@ -127,6 +159,91 @@ impl Computation for SumJob<'_> {
             omitted: sum.omitted.clone(),
             canonical_states_checked: None,
         })
+    }
+}
+
+/// Tilted sums of one direction, each valid for every `t` at or above its `t0` (`upper::Tilt`):
+/// an ε search reuses them for its probes and builds a new one only below them, or when the
+/// windows have drifted too far from where the sum's mass lies.
+struct TiltedSums<'a> {
+    job: &'a SumJob<'a>,
+    dir: Direction,
+    mpfr: MpfrCtx,
+    built: std::cell::RefCell<Vec<(Rational, BlanketSum<MpfrInterval>)>>,
+}
+
+/// True when the truncation depth, not the value, sets the enclosure: its lower end is 0 or it
+/// is wider than 10⁻⁶ relative.
+fn unresolved(value: &Enclosure) -> bool {
+    let zero = Endpoint::Finite(Rational::new());
+    value.hi() > &zero && (value.lo() == &zero || value.relative_width() > 1e-6)
+}
+
+impl<'a> TiltedSums<'a> {
+    fn new<S: Scalar>(job: &'a SumJob<'a>, dir: Direction, ctx: &S::Ctx) -> Self {
+        TiltedSums {
+            job,
+            dir,
+            mpfr: MpfrCtx {
+                precision: S::precision_bits(ctx).max(128),
+            },
+            built: Default::default(),
+        }
+    }
+
+    /// A tighter enclosure of `D` at `threshold` than `value`, when `value` is unresolved and
+    /// the tilted windows give one (`None` otherwise; `value` is then kept, equally valid).
+    fn refine(&self, threshold: &Threshold, value: &Enclosure) -> Result<Option<Enclosure>> {
+        if !unresolved(value) {
+            return Ok(None);
+        }
+        // The least t the evaluation below uses: the lower end of its e^ε.
+        let Some(t) = (match threshold {
+            Threshold::Eps(e) => match MpfrInterval::exp_rational(e, &self.mpfr) {
+                ExpValue::Enclosed(c) => c.enclosure().lo().finite().cloned(),
+                ExpValue::Bracket { lo, .. } => lo.enclosure().lo().finite().cloned(),
+            },
+            Threshold::ExpEps(c) => Some(c.clone()),
+        }) else {
+            return Ok(None);
+        };
+        // A sum built at the largest t0 ≤ t, if it resolves the value.
+        let reuse = {
+            let built = self.built.borrow();
+            built
+                .iter()
+                .filter(|(t0, _)| *t0 <= t)
+                .max_by(|a, b| a.0.cmp(&b.0))
+                .map(|(_, sum)| sum.at(self.dir, threshold, &self.mpfr))
+        };
+        let tilted = match reuse.filter(|v| !unresolved(v)) {
+            Some(v) => v,
+            None => {
+                let job = self.job;
+                let Some(tilt) = Tilt::for_threshold(&job.classes, &job.gamma, self.dir, &t) else {
+                    return Ok(None);
+                };
+                // Tilted windows cut at 2^-96 of their mode: the slack is then about 10⁻²⁹ of
+                // the value (the kept sum is of the order of the tilted law's scale).
+                let options = PairOptions {
+                    truncation_bits: job.query.options.truncation_bits.or(Some(96)),
+                    ..job.query.options.clone()
+                };
+                let sum = BlanketSum::<MpfrInterval>::build_tilted(
+                    &job.classes,
+                    &job.gamma,
+                    job.query.n,
+                    &options,
+                    &tilt,
+                    &self.mpfr,
+                )?;
+                let v = sum.at(self.dir, threshold, &self.mpfr);
+                self.built.borrow_mut().push((t, sum));
+                v
+            }
+        };
+        // Keep whichever is narrower (both enclose the same δ).
+        Ok((tilted.relative_width() < value.relative_width()).then_some(tilted))
     }
 }
 

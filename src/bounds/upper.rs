@@ -28,8 +28,8 @@
 //! singular mass (`B = 0` only where every user is outside the blanket, and there `A = 0`).
 
 use super::index::blanket;
-use crate::arith::Scalar;
-use crate::enclosure::Enclosure;
+use crate::arith::{ExpValue, Scalar};
+use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::binary::{binomial_window, upper_bound};
 use crate::exact::curve::{Direction, EpsilonCertificate, certified_epsilon};
@@ -280,6 +280,150 @@ impl<S: Scalar> RestGroup<S> {
     }
 }
 
+/// An exponential tilt of one direction's sum.  The windows follow the multinomial
+/// `Q(N) = Mult(N) e^{λX(N)}/M^n` with `X = A − t0·B` (Qp; `B − t0·A` for Pq) and
+/// `M = Σ_c p_c e^{λ x_c}`, instead of `Mult`: a multinomial with masses `p̃_c = p_c e^{λ x_c}/M`,
+/// centred where `(X)₊` carries its mass when λ minimises M.  The kept values are the true ones
+/// (tilted values times powers of `ρ_c = p_c/p̃_c`).  Since `(x)₊ ≤ e^{λx}/(λe)` and `X` only
+/// decreases as t grows, the states the windows leave out add at most `M^n ω/(λ e n)` to `D(t)`
+/// for every `t ≥ t0`, ω the tilted law's omitted mass: truncation relative to the value, however
+/// small (issue 11, Deliver 7; proofs-notes/blanket-bounds.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tilt {
+    pub dir: Direction,
+    pub t0: Rational,
+    pub lambda: Rational,
+}
+
+impl Tilt {
+    /// The tilt of `dir` at (a double just below) `t0` with λ minimising M (found in doubles:
+    /// any λ > 0 is valid, the choice only places the windows).  `None` when `E[X] ≥ 0` (t0 ≤ 1: D is not small) or
+    /// no category has `x_c > 0` (D = 0 for t ≥ t0).
+    pub fn for_threshold(
+        classes: &[Class],
+        gamma: &Rational,
+        dir: Direction,
+        t0: &Rational,
+    ) -> Option<Tilt> {
+        let mut terms: Vec<(f64, f64)> = classes
+            .iter()
+            .map(|c| {
+                let x = match dir {
+                    Direction::Qp => Rational::from(&c.u - Rational::from(t0 * &c.v)),
+                    Direction::Pq => Rational::from(&c.v - Rational::from(t0 * &c.u)),
+                };
+                (c.mass.to_f64(), x.to_f64())
+            })
+            .collect();
+        terms.push((Rational::from(1 - gamma).to_f64(), 0.0));
+        let slope = |l: f64| {
+            terms
+                .iter()
+                .map(|(p, x)| p * x * (l * x).exp())
+                .sum::<f64>()
+        };
+        let top = terms.iter().map(|t| t.1).fold(f64::NEG_INFINITY, f64::max);
+        if !(top > 0.0) || slope(0.0) >= 0.0 {
+            return None;
+        }
+        // M′(λ) increases from M′(0) < 0; bracket its root and bisect.
+        let mut hi = 1.0 / top;
+        while slope(hi) < 0.0 && hi < 1e12 {
+            hi *= 2.0;
+        }
+        let mut lo = 0.0;
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if slope(mid) < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let lambda = Rational::from_f64(0.5 * (lo + hi)).filter(|l| *l > 0)?;
+        // t0 rounded down to a double: exact in every backend, so a threshold at t0 is ≥ it.
+        let t0 = Rational::from_f64(crate::arith::interval::f64_bounds(t0).0)?;
+        Some(Tilt { dir, t0, lambda })
+    }
+
+    /// `p̃_c`, `ρ_c` and `M^n/(λ e)` in backend `S` (an interval backend: `e^{λ x_c}` must be
+    /// enclosed).
+    fn apply<S: Scalar>(&self, categories: &[Class], n: u64, ctx: &S::Ctx) -> Result<Tilting<S>> {
+        let mut exps = Vec::with_capacity(categories.len());
+        let mut big_m = S::zero(ctx);
+        for c in categories {
+            let x = match self.dir {
+                Direction::Qp => Rational::from(&c.u - Rational::from(&self.t0 * &c.v)),
+                Direction::Pq => Rational::from(&c.v - Rational::from(&self.t0 * &c.u)),
+            };
+            let ExpValue::Enclosed(e) = S::exp_rational(&(x * &self.lambda), ctx) else {
+                return Err(Error::Internal(
+                    "a tilted blanket sum needs an interval backend".into(),
+                ));
+            };
+            big_m.add_assign(&S::from_rational(&c.mass, ctx).mul(&e));
+            exps.push(e);
+        }
+        let tilted = categories
+            .iter()
+            .zip(&exps)
+            .map(|(c, e)| S::from_rational(&c.mass, ctx).mul(e).div(&big_m))
+            .collect();
+        let ratio = exps.iter().map(|e| big_m.div(e)).collect();
+        // 1/e ≤ 1000/2718.
+        let lambda_e = S::from_rational(&(self.lambda.clone() * Rational::from((2718, 1000))), ctx);
+        Ok(Tilting {
+            tilted,
+            ratio,
+            scale: power(&big_m, n, ctx).div(&lambda_e),
+        })
+    }
+}
+
+/// A tilt in backend `S`: the tilted masses, the ratios back, and `M^n/(λ e)`.
+struct Tilting<S> {
+    tilted: Vec<S>,
+    ratio: Vec<S>,
+    scale: S,
+}
+
+/// `x^k` by repeated squaring.
+fn power<S: Scalar>(x: &S, mut k: u64, ctx: &S::Ctx) -> S {
+    let (mut base, mut out) = (x.clone(), S::one(ctx));
+    while k > 0 {
+        if k & 1 == 1 {
+            out = out.mul(&base);
+        }
+        k >>= 1;
+        if k > 0 {
+            base = base.mul(&base);
+        }
+    }
+    out
+}
+
+/// `r^k` for `k` in a range, by one power and then products.
+struct PowerTable<S> {
+    start: u64,
+    values: Vec<S>,
+}
+
+impl<S: Scalar> PowerTable<S> {
+    fn new(r: &S, lo: u64, hi: u64, ctx: &S::Ctx) -> Self {
+        let mut values = Vec::with_capacity((hi.saturating_sub(lo) + 1) as usize);
+        let mut x = power(r, lo, ctx);
+        for _ in lo..=hi {
+            values.push(x.clone());
+            x = x.mul(r);
+        }
+        PowerTable { start: lo, values }
+    }
+
+    fn at(&self, k: u64) -> &S {
+        &self.values[(k - self.start) as usize]
+    }
+}
+
 /// The blanket sum of one ordered pair's classes in backend `S`, prepared for evaluation at
 /// many thresholds: `at_threshold(Qp, t)` is `D(x1 → x1′)` and `at_threshold(Pq, t)` is
 /// `D(x1′ → x1)`.
@@ -291,8 +435,11 @@ pub struct BlanketSum<S> {
     inv_n: S,
     /// A certified bound on the multinomial mass the windows leave out.
     pub omitted: Rational,
-    /// What the left-out states can add: `ω · max u` (Qp) and `ω · max v` (Pq).
-    slack: [S; 2],
+    /// What the left-out states can add: `ω · max u` (Qp) and `ω · max v` (Pq); with a tilt,
+    /// `M^n ω/(λ e n)` for its direction only (`None`: unbounded).
+    slack: [Option<S>; 2],
+    /// With a tilt: its direction and the least `t` its slack holds for.
+    tilt: Option<(Direction, Rational)>,
     /// `max u/v` (Qp is 0 from there on) and `max v/u` (Pq).
     vanishes_beyond: [Rational; 2],
     /// Outer states stored.
@@ -316,7 +463,20 @@ impl<S: Scalar> BlanketSum<S> {
         options: &PairOptions,
         ctx: &S::Ctx,
     ) -> Result<Self> {
-        Self::build_with_split(classes, gamma, n, options, None, ctx)
+        Self::build_with_split(classes, gamma, n, options, None, None, ctx)
+    }
+
+    /// The sum of one direction with its windows placed by an exponential tilt (see [`Tilt`]):
+    /// its enclosures are relative to the value, however small, for every `t ≥ tilt.t0`.
+    pub fn build_tilted(
+        classes: &[Class],
+        gamma: &Rational,
+        n: u64,
+        options: &PairOptions,
+        tilt: &Tilt,
+        ctx: &S::Ctx,
+    ) -> Result<Self> {
+        Self::build_with_split(classes, gamma, n, options, None, Some(tilt), ctx)
     }
 
     /// [`Self::build`] with the split chosen: the categories `(c*, partner)` whose users `J`
@@ -327,6 +487,7 @@ impl<S: Scalar> BlanketSum<S> {
         n: u64,
         options: &PairOptions,
         split: Option<(usize, usize)>,
+        tilt: Option<&Tilt>,
         ctx: &S::Ctx,
     ) -> Result<Self> {
         let m = usize::try_from(n)
@@ -343,14 +504,26 @@ impl<S: Scalar> BlanketSum<S> {
                 mass: outside,
             });
         }
-        let tau = if options.truncate {
-            S::truncation_bits(ctx)
+        let tau = if options.truncate && !S::EXACT {
+            options.truncation_bits.or_else(|| S::truncation_bits(ctx))
         } else {
             None
         };
         let z = tau.map_or(f64::INFINITY, |b| {
             (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
         });
+        let coefficient = |q: &Rational| S::from_rational(q, ctx);
+        // The law the windows follow: the categories' masses, or their tilted masses p̃_c, with
+        // ρ_c = p_c/p̃_c turning tilted values back into the true ones.
+        let tilting = tilt
+            .map(|t| t.apply::<S>(&categories, n, ctx))
+            .transpose()?;
+        let weight_of = |c: usize| -> S {
+            match &tilting {
+                Some(t) => t.tilted[c].clone(),
+                None => coefficient(&categories[c].mass),
+            }
+        };
         // With one category every user is in it (J = m); else a pair of distinct categories.
         let splits: Vec<(usize, usize)> = if categories.len() == 1 {
             vec![(0, 0)]
@@ -360,25 +533,23 @@ impl<S: Scalar> BlanketSum<S> {
                 .collect()
         };
         // Outer categories of a split: 0 = the rest (c* and its partner), then the others.
-        let outer_weights = |(i, j): (usize, usize)| -> Vec<Rational> {
+        let outer_weights = |(i, j): (usize, usize)| -> Vec<S> {
             let rest = if i == j {
-                categories[i].mass.clone()
+                weight_of(i)
             } else {
-                Rational::from(&categories[i].mass + &categories[j].mass)
+                weight_of(i).add(&weight_of(j))
             };
             std::iter::once(rest)
                 .chain(
-                    categories
-                        .iter()
-                        .enumerate()
-                        .filter(|(c, _)| *c != i && *c != j)
-                        .map(|(_, c)| c.mass.clone()),
+                    (0..categories.len())
+                        .filter(|c| *c != i && *c != j)
+                        .map(weight_of),
                 )
                 .collect()
         };
         let values_stored = |split: (usize, usize)| -> f64 {
-            let w: Vec<f64> = outer_weights(split).iter().map(Rational::to_f64).collect();
-            let q = categories[split.0].mass.to_f64() / w[0];
+            let w: Vec<f64> = outer_weights(split).iter().map(S::approx_f64).collect();
+            let q = weight_of(split.0).approx_f64() / w[0];
             3.0 * estimated_states(&w, m, z)
                 + 5.0 * window_width(w[0], m, z) * window_width(q, m, z)
         };
@@ -399,13 +570,10 @@ impl<S: Scalar> BlanketSum<S> {
             )));
         }
         let (inner, partner) = (&categories[split.0], &categories[split.1]);
-        let others: Vec<&Class> = categories
-            .iter()
-            .enumerate()
-            .filter(|(c, _)| *c != split.0 && *c != split.1)
-            .map(|(_, c)| c)
+        let other_indices: Vec<usize> = (0..categories.len())
+            .filter(|c| *c != split.0 && *c != split.1)
             .collect();
-        let coefficient = |q: &Rational| S::from_rational(q, ctx);
+        let others: Vec<&Class> = other_indices.iter().map(|&c| &categories[c]).collect();
         let (us, vs): (Vec<S>, Vec<S>) = others
             .iter()
             .map(|c| (coefficient(&c.u), coefficient(&c.v)))
@@ -414,7 +582,18 @@ impl<S: Scalar> BlanketSum<S> {
         // The outer enumeration, grouped by the users m left to the split; every user of the
         // rest counts as the partner (a = Σ N_c u_c + m u_partner), and the inner coefficients
         // below add what moving J of them to c* changes.
+        // Tilted: ρ_rest = (p_{c*} + p_partner)/(p̃_{c*} + p̃_partner).
+        let rest_ratio = tilting.as_ref().map(|t| {
+            if split.0 == split.1 {
+                t.ratio[split.0].clone()
+            } else {
+                coefficient(&Rational::from(&inner.mass + &partner.mass))
+                    .div(&weight_of(split.0).add(&weight_of(split.1)))
+            }
+        });
         let mut by_rest: std::collections::BTreeMap<usize, Vec<OuterState<S>>> = Default::default();
+        // Tilted: the tilted weight of each group (its mass under the law the windows follow).
+        let mut tilted_mass: std::collections::BTreeMap<usize, S> = Default::default();
         let mut omitted = Rational::new();
         let rest_state = |left: usize, weight: S, a: S, b: S| -> OuterState<S> {
             let k = S::from_u64(left as u64, ctx);
@@ -425,16 +604,45 @@ impl<S: Scalar> BlanketSum<S> {
             }
         };
         if others.is_empty() {
-            by_rest.insert(
-                m,
-                vec![rest_state(m, S::one(ctx), S::zero(ctx), S::zero(ctx))],
-            );
+            let weight = match &rest_ratio {
+                Some(r) => {
+                    tilted_mass.insert(m, S::one(ctx));
+                    power(r, m as u64, ctx)
+                }
+                None => S::one(ctx),
+            };
+            by_rest.insert(m, vec![rest_state(m, weight, S::zero(ctx), S::zero(ctx))]);
         } else {
-            let w: Vec<S> = outer_weights(split).iter().map(coefficient).collect();
+            let w: Vec<S> = outer_weights(split);
             let law = multinomial::<S>(m, &w, tau, ctx);
             omitted += &law.omitted;
-            for (i, weight) in law.values.into_iter().enumerate() {
-                let h = law.set.histogram(i);
+            let histograms: Vec<Vec<u64>> = (0..law.values.len())
+                .map(|i| law.set.histogram(i))
+                .collect();
+            // ρ-powers turning tilted weights into true ones: ρ_rest^m Π_c ρ_c^{N_c}.
+            let powers = tilting.as_ref().map(|t| {
+                std::iter::once(rest_ratio.clone().expect("tilted"))
+                    .chain(other_indices.iter().map(|&c| t.ratio[c].clone()))
+                    .enumerate()
+                    .map(|(j, r)| {
+                        let counts = histograms.iter().map(|h| h[j]);
+                        let (lo, hi) = counts.fold((u64::MAX, 0), |(a, b), k| (a.min(k), b.max(k)));
+                        PowerTable::new(&r, lo, hi, ctx)
+                    })
+                    .collect::<Vec<_>>()
+            });
+            for (h, weight) in histograms.into_iter().zip(law.values) {
+                let weight = match &powers {
+                    None => weight,
+                    Some(p) => {
+                        let left = h[0] as usize;
+                        let entry = tilted_mass.entry(left).or_insert_with(|| S::zero(ctx));
+                        entry.add_assign(&weight);
+                        h.iter()
+                            .zip(p)
+                            .fold(weight, |w, (count, table)| w.mul(table.at(*count)))
+                    }
+                };
                 let (mut a, mut b) = (S::zero(ctx), S::zero(ctx));
                 for (c, count) in h.iter().skip(1).enumerate() {
                     let k = S::from_u64(*count, ctx);
@@ -453,24 +661,57 @@ impl<S: Scalar> BlanketSum<S> {
         let (q, not_q) = if split.0 == split.1 {
             (S::one(ctx), S::zero(ctx))
         } else {
-            let rest = Rational::from(&inner.mass + &partner.mass);
-            (
-                coefficient(&Rational::from(&inner.mass / &rest)),
-                coefficient(&Rational::from(&partner.mass / &rest)),
-            )
+            let rest = weight_of(split.0).add(&weight_of(split.1));
+            (weight_of(split.0).div(&rest), weight_of(split.1).div(&rest))
         };
+        // Tilted: the true binomial is the tilted one times σ₁^J σ₀^{m−J}, σ₁ = ρ_{c*}/ρ_rest,
+        // σ₀ = ρ_partner/ρ_rest (the ratio of the true and tilted q and 1 − q).
+        let sigmas = tilting.as_ref().filter(|_| split.0 != split.1).map(|t| {
+            let rest_ratio = rest_ratio.as_ref().expect("tilted");
+            (
+                t.ratio[split.0].div(rest_ratio),
+                t.ratio[split.1].div(rest_ratio),
+            )
+        });
         let built: Vec<(RestGroup<S>, Rational)> = by_rest
             .into_iter()
             .collect::<Vec<_>>()
             .into_par_iter()
             .map(|(left, states)| {
                 let window = binomial_window(left, &q, &not_q, tau, ctx);
-                let mut mass = S::zero(ctx);
-                for s in &states {
-                    mass.add_assign(&s.weight);
-                }
+                let mass = match tilted_mass.get(&left) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let mut mass = S::zero(ctx);
+                        for s in &states {
+                            mass.add_assign(&s.weight);
+                        }
+                        mass
+                    }
+                };
                 let lost = upper_bound(&mass) * &window.omitted;
-                (RestGroup::new(states, window.start, window.values), lost)
+                let pmf = match &sigmas {
+                    None => window.values,
+                    Some((s1, s0)) => {
+                        // σ₁^J σ₀^{m−J} from the window's first J, then × σ₁/σ₀ per step.
+                        let step = s1.div(s0);
+                        let mut factor = power(s1, window.start as u64, ctx).mul(&power(
+                            s0,
+                            (left - window.start) as u64,
+                            ctx,
+                        ));
+                        window
+                            .values
+                            .iter()
+                            .map(|v| {
+                                let out = v.mul(&factor);
+                                factor = factor.mul(&step);
+                                out
+                            })
+                            .collect()
+                    }
+                };
+                (RestGroup::new(states, window.start, pmf), lost)
             })
             .collect();
         let mut groups = Vec::with_capacity(built.len());
@@ -491,14 +732,26 @@ impl<S: Scalar> BlanketSum<S> {
         };
         let max_u = max_of(&|c| c.u.clone());
         let max_v = max_of(&|c| c.v.clone());
+        let inv_n = coefficient(&Rational::from((1, n)));
+        let slack = match (&tilting, tilt) {
+            (Some(t), Some(tilt)) => {
+                // Only the tilted direction, for t ≥ t0: M^n ω/(λ e n).
+                let bound = t.scale.mul(&coefficient(&omitted)).mul(&inv_n);
+                let mut slack = [None, None];
+                slack[side(tilt.dir)] = Some(bound);
+                slack
+            }
+            _ => [
+                Some(coefficient(&Rational::from(&omitted * &max_u))),
+                Some(coefficient(&Rational::from(&omitted * &max_v))),
+            ],
+        };
         Ok(BlanketSum {
             groups,
             inner: inner_coefficients,
-            inv_n: coefficient(&Rational::from((1, n))),
-            slack: [
-                coefficient(&Rational::from(&omitted * &max_u)),
-                coefficient(&Rational::from(&omitted * &max_v)),
-            ],
+            inv_n,
+            slack,
+            tilt: tilt.map(|t| (t.dir, t.t0.clone())),
             omitted,
             vanishes_beyond: [
                 max_of(&|c| Rational::from(&c.u / &c.v)),
@@ -510,6 +763,10 @@ impl<S: Scalar> BlanketSum<S> {
 
     /// `D` at a threshold value `c` enclosing `t = e^ε` (every `t` in it, by monotonicity).
     pub fn at_threshold(&self, dir: Direction, c: &S, ctx: &S::Ctx) -> Enclosure {
+        // Every term vanishes for t ≥ max u/v (max v/u for the reverse).
+        if c.enclosure().lo() >= &Endpoint::Finite(self.vanishes_beyond[side(dir)].clone()) {
+            return Enclosure::point(Rational::new());
+        }
         let (u, v) = &self.inner;
         let beta = match dir {
             Direction::Qp => u.sub(&c.mul(v)),
@@ -534,11 +791,17 @@ impl<S: Scalar> BlanketSum<S> {
         for p in &parts {
             total.add_assign(p);
         }
-        total
-            .mul(&self.inv_n)
-            .with_upper_slack(&self.slack[side(dir)])
-            .enclosure()
-            .clamp_nonnegative()
+        let kept = total.mul(&self.inv_n);
+        let valid = self
+            .tilt
+            .as_ref()
+            .is_none_or(|(d, t0)| *d == dir && c.enclosure().lo() >= &Endpoint::Finite(t0.clone()));
+        match &self.slack[side(dir)] {
+            Some(slack) if valid => kept.with_upper_slack(slack).enclosure().clamp_nonnegative(),
+            _ => {
+                Enclosure::new(kept.enclosure().lo().clone(), Endpoint::PosInf).clamp_nonnegative()
+            }
+        }
     }
 
     /// `D(t)` and `D′(t)` in doubles from the stored values' midpoints: steering for the ε
@@ -621,14 +884,18 @@ impl<S: Scalar> BlanketSum<S> {
     /// The certified ε at which `D` meets `target` (`D` has no singular mass).  Probes start
     /// around a double-precision estimate of the root; the bracket is refined to 2^-6 of the
     /// backend's usual tolerance (relative width about 1e-11 with f64 intervals).
+    ///
+    /// `refine(t, value)` may replace an evaluation by a tighter enclosure of the same `D(t)`
+    /// (the tilted sum, for values below the truncation depth).
     pub fn epsilon_for(
         &self,
         dir: Direction,
         target: &Rational,
         ctx: &S::Ctx,
+        refine: &dyn Fn(&Rational, Enclosure) -> Enclosure,
     ) -> Result<EpsilonCertificate> {
         certified_epsilon(
-            |c| self.at(dir, &Threshold::ExpEps(c.clone()), ctx),
+            |c| refine(c, self.at(dir, &Threshold::ExpEps(c.clone()), ctx)),
             || Enclosure::point(Rational::new()),
             Some(self.vanishes_beyond[side(dir)].clone()),
             self.approx_root(dir, target),
@@ -786,6 +1053,7 @@ mod tests {
                     n,
                     &exact_options(),
                     Some(split),
+                    None,
                     &ctx,
                 )
                 .unwrap();
@@ -856,6 +1124,7 @@ mod tests {
                         u64::from(n),
                         &exact_options(),
                         Some(split),
+                        None,
                         &ctx,
                     )
                     .unwrap();
@@ -892,6 +1161,7 @@ mod tests {
                 n,
                 &Default::default(),
                 Some(split),
+                None,
                 &(),
             )
             .unwrap();
@@ -915,6 +1185,80 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn tilted_sums_resolve_values_below_the_truncation_depth() {
+        // n = 40 with t near max u/v: δ is below what untilted windows cut at 2^-30 resolve.  The
+        // tilted sum (MPFR) encloses the exact untruncated value to 1e-12 relative, in the
+        // tilted direction, for every t ≥ t0 it is evaluated at; the other direction and t < t0
+        // are left unbounded above (where they do not vanish exactly).
+        use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+        let r = three_classes();
+        let exact = Exact::of(&r).unwrap();
+        let n = 40;
+        let ctx = MpfrCtx { precision: 128 };
+        let want = exact_sum(&exact, 0, 1, n);
+        let (cl, gamma) = exact.blanket_classes(0, 1);
+        // Untilted windows cut at 2^-30 (n = 40 does not reach below the default 2^-100).
+        let shallow = PairOptions {
+            truncation_bits: Some(30),
+            ..Default::default()
+        };
+        let untilted = BlanketSum::<inari::Interval>::build(&cl, &gamma, n, &shallow, &()).unwrap();
+        let mut deep = 0;
+        for dir in [Direction::Qp, Direction::Pq] {
+            let top = want.vanishes_beyond[side(dir)].clone();
+            for (num, den) in [(9, 10), (19, 20), (99, 100)] {
+                let t0 = Rational::from(&top * Rational::from((num, den)));
+                let tilt = Tilt::for_threshold(&cl, &gamma, dir, &t0).unwrap();
+                let sum = BlanketSum::<MpfrInterval>::build_tilted(
+                    &cl,
+                    &gamma,
+                    n,
+                    &Default::default(),
+                    &tilt,
+                    &ctx,
+                )
+                .unwrap();
+                for t in [t0.clone(), Rational::from(&t0 * Rational::from((101, 100)))] {
+                    let exact_value = want.at_threshold(dir, &t, &ExactCtx::default());
+                    let got = sum.at(dir, &Threshold::ExpEps(t.clone()), &ctx);
+                    assert!(
+                        got.contains_enclosure(&exact_value),
+                        "{dir:?} {t}: {got} vs {exact_value}"
+                    );
+                    assert!(got.relative_width() < 1e-12, "{got}");
+                    let plain = untilted.at(dir, &Threshold::ExpEps(t.clone()), &());
+                    if plain.relative_width() > 1e-6 {
+                        deep += 1;
+                    }
+                }
+                // Below t0, or in the other direction, the tilt gives no bound.
+                let below = Rational::from(&t0 * Rational::from((99, 100)));
+                assert_eq!(
+                    sum.at(dir, &Threshold::ExpEps(below), &ctx).hi(),
+                    &Endpoint::PosInf
+                );
+                let other = match dir {
+                    Direction::Qp => Direction::Pq,
+                    Direction::Pq => Direction::Qp,
+                };
+                assert_eq!(
+                    sum.at(other, &Threshold::ExpEps(Rational::from(1)), &ctx)
+                        .hi(),
+                    &Endpoint::PosInf
+                );
+            }
+        }
+        assert!(
+            deep >= 2,
+            "the untilted windows resolved every case ({deep} deep)"
+        );
+        // No tilt where δ is not small (t ≤ 1) or vanishes (t ≥ max u/v).
+        assert!(Tilt::for_threshold(&cl, &gamma, Direction::Qp, &Rational::from(1)).is_none());
+        let top = want.vanishes_beyond[0].clone();
+        assert!(Tilt::for_threshold(&cl, &gamma, Direction::Qp, &top).is_none());
     }
 
     #[test]

@@ -5,9 +5,10 @@ use super::table;
 use crate::bounds::index::IndexValue;
 use crate::bounds::predict::IndexCheck;
 use crate::bounds::range::{Attained, BoundsQuery, RangeRow, Target};
-use crate::enclosure::{Enclosure, exact_string};
+use crate::enclosure::{Enclosure, Endpoint, exact_string};
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Profile;
+use rug::Rational;
 use serde_json::{Value, json};
 
 /// Everything `bounds` prints.
@@ -33,8 +34,15 @@ pub(super) fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &At
 
 /// `upper/lower` from the midpoints, when the lower bound is resolved away from 0.
 fn ratio(row: &RangeRow) -> Option<f64> {
-    let (u, l) = (row.upper.value.mid_f64(), row.lower.value.mid_f64());
-    (row.lower.value.lo().to_f64() > 0.0 && u.is_finite()).then(|| u / l)
+    // Exact midpoints: the values may lie far below the double range.
+    let mid = |e: &Enclosure| match (e.lo(), e.hi()) {
+        (Endpoint::Finite(a), Endpoint::Finite(b)) => Some(Rational::from(a + b) / 2u32),
+        _ => None,
+    };
+    let (u, l) = (mid(&row.upper.value)?, mid(&row.lower.value)?);
+    (row.lower.value.lo() > &Endpoint::Finite(Rational::new()))
+        .then(|| (u / l).to_f64())
+        .filter(|r| r.is_finite())
 }
 
 fn index_json(r: &crate::mechanism::randomizer::Randomizer, v: &IndexValue) -> Value {
@@ -149,7 +157,13 @@ pub fn bounds_text(b: &BoundsReport) -> String {
                     .map_or(quantity.clone(), |t| t.eps_text()),
                 cell(r, &row.lower),
                 cell(r, &row.upper),
-                ratio(row).map_or("-".into(), |x| format!("{x:.3}")),
+                ratio(row).map_or("-".into(), |x| {
+                    if x < 1e6 {
+                        format!("{x:.3}")
+                    } else {
+                        format!("{x:.3e}")
+                    }
+                }),
             ];
             if let Some(p) = b.profile {
                 cells.push(short(&p.rows[i].value));
