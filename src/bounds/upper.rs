@@ -307,13 +307,7 @@ impl Tilt {
     ) -> Option<Tilt> {
         let mut terms: Vec<(f64, f64)> = classes
             .iter()
-            .map(|c| {
-                let x = match dir {
-                    Direction::Qp => Rational::from(&c.u - Rational::from(t0 * &c.v)),
-                    Direction::Pq => Rational::from(&c.v - Rational::from(t0 * &c.u)),
-                };
-                (c.mass.to_f64(), x.to_f64())
-            })
+            .map(|c| (c.mass.to_f64(), exponent(dir, t0, c).to_f64()))
             .collect();
         terms.push((Rational::from(1 - gamma).to_f64(), 0.0));
         let slope = |l: f64| {
@@ -323,7 +317,7 @@ impl Tilt {
                 .sum::<f64>()
         };
         let top = terms.iter().map(|t| t.1).fold(f64::NEG_INFINITY, f64::max);
-        if !(top > 0.0) || slope(0.0) >= 0.0 {
+        if top.is_nan() || top <= 0.0 || slope(0.0) >= 0.0 {
             return None;
         }
         // M′(λ) increases from M′(0) < 0; bracket its root and bisect.
@@ -352,10 +346,7 @@ impl Tilt {
         let mut exps = Vec::with_capacity(categories.len());
         let mut big_m = S::zero(ctx);
         for c in categories {
-            let x = match self.dir {
-                Direction::Qp => Rational::from(&c.u - Rational::from(&self.t0 * &c.v)),
-                Direction::Pq => Rational::from(&c.v - Rational::from(&self.t0 * &c.u)),
-            };
+            let x = exponent(self.dir, &self.t0, c);
             let ExpValue::Enclosed(e) = S::exp_rational(&(x * &self.lambda), ctx) else {
                 return Err(Error::Internal(
                     "a tilted blanket sum needs an interval backend".into(),
@@ -377,6 +368,14 @@ impl Tilt {
             ratio,
             scale: power(&big_m, n, ctx).div(&lambda_e),
         })
+    }
+}
+
+/// `x_c = u_c − t0 v_c` (Qp) or `v_c − t0 u_c` (Pq): a category's term in `X`.
+fn exponent(dir: Direction, t0: &Rational, c: &Class) -> Rational {
+    match dir {
+        Direction::Qp => &c.u - Rational::from(t0 * &c.v),
+        Direction::Pq => &c.v - Rational::from(t0 * &c.u),
     }
 }
 
@@ -1210,7 +1209,7 @@ mod tests {
         for dir in [Direction::Qp, Direction::Pq] {
             let top = want.vanishes_beyond[side(dir)].clone();
             for (num, den) in [(9, 10), (19, 20), (99, 100)] {
-                let t0 = Rational::from(&top * Rational::from((num, den)));
+                let t0 = &top * Rational::from((num, den));
                 let tilt = Tilt::for_threshold(&cl, &gamma, dir, &t0).unwrap();
                 let sum = BlanketSum::<MpfrInterval>::build_tilted(
                     &cl,
@@ -1221,7 +1220,7 @@ mod tests {
                     &ctx,
                 )
                 .unwrap();
-                for t in [t0.clone(), Rational::from(&t0 * Rational::from((101, 100)))] {
+                for t in [t0.clone(), &t0 * Rational::from((101, 100))] {
                     let exact_value = want.at_threshold(dir, &t, &ExactCtx::default());
                     let got = sum.at(dir, &Threshold::ExpEps(t.clone()), &ctx);
                     assert!(
@@ -1235,7 +1234,7 @@ mod tests {
                     }
                 }
                 // Below t0, or in the other direction, the tilt gives no bound.
-                let below = Rational::from(&t0 * Rational::from((99, 100)));
+                let below = &t0 * Rational::from((99, 100));
                 assert_eq!(
                     sum.at(dir, &Threshold::ExpEps(below), &ctx).hi(),
                     &Endpoint::PosInf
