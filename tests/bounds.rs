@@ -388,3 +388,39 @@ fn check_holds_the_shuffle_index_predictions_against_the_range() {
     assert_fails(&["check", "-m", spec, "--n", "1", "--eps", "0.1"], "--n");
     assert_fails(&["check", "-m", spec, "--n", "100"], "--t");
 }
+
+#[test]
+fn values_far_below_the_double_range_match_the_independent_reference() {
+    // fixtures/expected/deep-bounds.json: both ends of the range at values down to 10^-449,
+    // against an independent log-space summation over every multinomial state (11 digits).
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/expected/deep-bounds.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    for case in fixture["cases"].as_array().unwrap().iter().take(3) {
+        let spec = case["spec"].as_str().unwrap();
+        let n = case["n"].to_string();
+        let eps = case["eps"].as_str().unwrap();
+        let out = cli_json(&["bounds", "-m", spec, "--n", &n, "--eps", eps]);
+        let row = &out["results"][0];
+        for (end, key) in [("upper", "max_up"), ("lower", "max_lo")] {
+            let got = enclosure(&row[end]["value"]);
+            let want = parse_rational(case[key].as_str().unwrap()).unwrap();
+            // The reference has 11 significant digits.
+            let tolerance = Rational::from(&want / 10_000_000_000u64);
+            let (Endpoint::Finite(lo), Endpoint::Finite(hi)) = (got.lo(), got.hi()) else {
+                panic!("{spec} n = {n}: {end} {got} is not finite")
+            };
+            assert!(
+                Rational::from(lo - &want).abs() <= tolerance
+                    && Rational::from(hi - &want).abs() <= tolerance,
+                "{spec} n = {n} ε = {eps}: {end} {got} vs {want}"
+            );
+            assert!(got.relative_width() < 1e-12, "{got}");
+        }
+    }
+}
