@@ -244,7 +244,15 @@ pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
                 let label = format!(
                     "mpfr-{precision} (escalated from interval: f64 enclosure wider than {target:e})"
                 );
-                let next = c.run_in::<MpfrInterval>(&MpfrCtx { precision }, label)?;
+                // An escalation past the memory limit keeps the answer in hand (as certified).
+                let next = match c.run_in::<MpfrInterval>(&MpfrCtx { precision }, label) {
+                    Ok(next) => next,
+                    Err(Error::TooLarge(why)) => {
+                        last.arithmetic += &format!(" (not escalated to mpfr-{precision}: {why})");
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                };
                 let done = next.result.worst_relative_width(1e-12) <= target;
                 last = next;
                 if done {

@@ -424,3 +424,84 @@ fn values_far_below_the_double_range_match_the_independent_reference() {
         }
     }
 }
+
+#[test]
+fn review_regressions_for_bounds() {
+    // A target δ below the truncation depth: the ε search ends in seconds with a finite upper
+    // end (D vanishes exactly beyond max u/v = 3, and probes below the depth are tilted).
+    let out = cli_json(&[
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3,inputs=4",
+        "--n",
+        "300",
+        "--delta",
+        "1e-100",
+    ]);
+    let upper = enclosure(&out["results"][0]["upper"]["value"]);
+    assert!(upper.hi().to_f64() <= 3f64.ln() + 1e-9, "{upper}");
+    assert!(upper.relative_width() < 1e-6, "{upper}");
+    // An escalation refused by the memory limit keeps the interval answer.
+    let run = cli(&[
+        "bounds",
+        "-m",
+        "k-rr:k=3,exp_eps0=2,inputs=3",
+        "--n",
+        "300",
+        "--delta",
+        "1e-40",
+        "--max-memory-gib",
+        "0.01",
+        "--json",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    // Engine options that do not apply are refused, not ignored.
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "k-rr:k=3,exp_eps0=2,inputs=3",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+            "--engine",
+            "general",
+        ],
+        "--engine",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "fixtures/randomizers/three-inputs.toml",
+            "--n",
+            "5",
+            "--background",
+            "mid=4",
+            "--switch",
+            "low:high",
+            "--eps",
+            "1",
+            "--engine",
+            "binary",
+        ],
+        "--engine",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "fixtures/randomizers/three-inputs.toml",
+            "--n",
+            "5",
+            "--background",
+            "mid=4,",
+            "--switch",
+            "low:high",
+            "--eps",
+            "1",
+        ],
+        "empty entry",
+    );
+}

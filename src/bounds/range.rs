@@ -14,7 +14,8 @@
 //! inputs: one pair).  Triples are grouped by a 64-bit hash of their multiset of columns
 //! `(R_{x1}(y), R_{x1′}(y), R_{x2}(y))`: triples with equal columns have equal values, and a
 //! collision could only leave a triple out of the maximum, which keeps the lower bound a lower
-//! bound.
+//! bound.  With more than [`MAX_LOWER_TRIPLES`] distinct triples, those with the smallest
+//! shuffle index are summed (the report says how many of how many).
 
 use super::upper::{BlanketSum, Class, Exact, Tilt};
 use crate::arith::exact::ExactCtx;
@@ -279,6 +280,36 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// At most this many distinct triples are summed for the lower bound: with more, those of largest
+/// `σ² = Σ_y (R_{x1} − R_{x1′})²/R_{x2}` (smallest shuffle index, so largest δ by Takagi–Liew's
+/// leading term) are kept.  Each is the exact δ of a concrete pair, so the reported value stays
+/// a lower bound; only its tightness depends on the choice.
+pub const MAX_LOWER_TRIPLES: usize = 64;
+
+/// The triples the lower bound sums, and how many distinct ones there are.
+pub fn lower_triples(exact: &Exact) -> (Vec<(usize, usize, usize)>, usize) {
+    let all = triples(exact);
+    let total = all.len();
+    if total <= MAX_LOWER_TRIPLES {
+        return (all, total);
+    }
+    let sigma2 = |&(x1, x1p, x2): &(usize, usize, usize)| -> Rational {
+        let rows = &exact.rows;
+        (0..rows[x2].len())
+            .filter(|&y| rows[x2][y] != 0)
+            .map(|y| {
+                let diff = Rational::from(&rows[x1][y] - &rows[x1p][y]);
+                Rational::from(diff.square_ref()) / &rows[x2][y]
+            })
+            .sum()
+    };
+    let mut ranked: Vec<(Rational, (usize, usize, usize))> =
+        all.into_iter().map(|t| (sigma2(&t), t)).collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    ranked.truncate(MAX_LOWER_TRIPLES);
+    (ranked.into_iter().map(|(_, t)| t).collect(), total)
+}
+
 /// Unordered pairs `x1 < x1′` and a background `x2`, one per multiset of columns (by hash; see
 /// the module docs).
 fn triples(exact: &Exact) -> Vec<(usize, usize, usize)> {
@@ -345,7 +376,7 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
             keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
         }
     }
-    for (x1, x1p, x2) in triples(&exact) {
+    for (x1, x1p, x2) in lower_triples(&exact).0 {
         let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
         let job = SumJob {
             classes,
@@ -376,5 +407,52 @@ impl BoundsQuery {
             Target::Delta(t) => t.len(),
             Target::Epsilon(_) => 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanism::randomizer::load_randomizer;
+
+    #[test]
+    fn many_triples_keep_those_with_the_smallest_shuffle_index() {
+        // Ten inputs with distinct rows: 45 pairs × 10 backgrounds, all distinct, more than
+        // the cap; the kept ones are those of largest σ² (sorted), and k-RR keeps all three.
+        let rows: Vec<String> = (1..=10)
+            .map(|x| format!("[\"{x}/20\", \"{}/20\", \"9/20\"]", 11 - x))
+            .collect();
+        let inputs: Vec<String> = (0..10).map(|x| format!("\"i{x}\"")).collect();
+        let file = std::env::temp_dir().join("shufflecert-many-triples.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "inputs = [{}]\nrows = [{}]\n",
+                inputs.join(","),
+                rows.join(",")
+            ),
+        )
+        .unwrap();
+        let r = load_randomizer(file.to_str().unwrap()).unwrap();
+        let exact = Exact::of(&r).unwrap();
+        let (kept, total) = lower_triples(&exact);
+        assert!(total > MAX_LOWER_TRIPLES, "{total}");
+        assert_eq!(kept.len(), MAX_LOWER_TRIPLES);
+        let sigma2 = |&(a, b, c): &(usize, usize, usize)| -> Rational {
+            (0..3)
+                .map(|y| {
+                    let d = Rational::from(&exact.rows[a][y] - &exact.rows[b][y]);
+                    Rational::from(d.square_ref()) / &exact.rows[c][y]
+                })
+                .sum()
+        };
+        // The pair of most different rows (i0, i9) is among the kept.
+        assert!(kept.iter().any(|t| (t.0, t.1) == (0, 9)));
+        let smallest_kept = kept.iter().map(sigma2).min().unwrap();
+        let all = triples(&exact);
+        let above = all.iter().filter(|t| sigma2(t) > smallest_kept).count();
+        assert!(above < MAX_LOWER_TRIPLES);
+        let k_rr = Exact::of(&load_randomizer("k-rr:k=5,exp_eps0=3,inputs=5").unwrap()).unwrap();
+        assert_eq!(lower_triples(&k_rr).0.len(), lower_triples(&k_rr).1);
     }
 }

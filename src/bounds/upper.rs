@@ -549,7 +549,10 @@ impl<S: Scalar> BlanketSum<S> {
         let values_stored = |split: (usize, usize)| -> f64 {
             let w: Vec<f64> = outer_weights(split).iter().map(S::approx_f64).collect();
             let q = weight_of(split.0).approx_f64() / w[0];
-            3.0 * estimated_states(&w, m, z)
+            // Never more than the whole simplex of outer counts.
+            let simplex = crate::exact::histogram::histogram_count(n, w.len())
+                .map_or(f64::INFINITY, |c| c as f64);
+            3.0 * estimated_states(&w, m, z).min(simplex)
                 + 5.0 * window_width(w[0], m, z) * window_width(q, m, z)
         };
         let split = split.unwrap_or_else(|| {

@@ -193,7 +193,19 @@ pub fn background_query(args: &PairArgs) -> Result<BackgroundQuery> {
     }
     let randomizer = load_randomizer(spec)?;
     let mut given = vec![None; randomizer.input_count()];
-    for item in counts.split(',').filter(|s| !s.trim().is_empty()) {
+    if matches!(args.common.engine, EngineArg::Binary | EngineArg::General) {
+        return Err(Error::argument(
+            "--engine",
+            "a --background pair runs on windowed laws (auto or window)",
+        ));
+    }
+    for item in counts.split(',') {
+        if item.trim().is_empty() {
+            return Err(Error::argument(
+                "--background",
+                format!("empty entry in \"{counts}\""),
+            ));
+        }
         let Some((label, count)) = item.rsplit_once('=') else {
             return Err(Error::argument(
                 "--background",
@@ -407,6 +419,7 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
             ));
         }
         require_rational_randomizer(&randomizer)?;
+        no_engine_choice(&args.common)?;
         let (_, claims) = read_claims(&args.claims)?;
         let c = settings(&args.common)?;
         return Ok(Audited::Range(RangeAuditQuery {
@@ -564,6 +577,7 @@ pub fn check_source(args: &CheckArgs) -> Result<Checked> {
     }
     let randomizer = load_randomizer(spec)?;
     require_rational_randomizer(&randomizer)?;
+    no_engine_choice(&p.common)?;
     let c = settings(&p.common)?;
     Ok(Checked::Index {
         query: BoundsQuery {
@@ -700,6 +714,18 @@ pub fn increasing_sizes(text: &str) -> Result<Vec<u64>> {
 }
 
 /// The `bounds` question.
+/// The certified range (`bounds`, range audits, the shuffle-index check) has one algorithm,
+/// the blanket sum: `--engine` does not apply to it.
+fn no_engine_choice(args: &CommonArgs) -> Result<()> {
+    if matches!(args.engine, EngineArg::Auto) {
+        return Ok(());
+    }
+    Err(Error::argument(
+        "--engine",
+        "does not apply to the certified range [lower, upper] (one algorithm: the blanket sum)",
+    ))
+}
+
 /// The certified range (`bounds`, range audits, the shuffle-index check) needs exact rows.
 fn require_rational_randomizer(r: &Randomizer) -> Result<()> {
     if r.rows
@@ -740,6 +766,7 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
     }
     let randomizer = load_randomizer(&args.mechanism)?;
     require_rational_randomizer(&randomizer)?;
+    no_engine_choice(&args.common)?;
     Ok(BoundsQuery {
         randomizer,
         n,
