@@ -5,7 +5,6 @@ mod common;
 
 use common::*;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
 use std::collections::HashMap;
 
 const THREE: &str = "fixtures/randomizers/three-inputs.toml";
@@ -19,8 +18,7 @@ fn three_rows() -> Vec<Vec<BigRational>> {
     ]
 }
 
-/// The histogram laws of the datasets `(x1, others)` and `(x1′, others)` by brute force: every
-/// assignment of outputs to the users, summed into histograms.
+/// The histogram laws of the datasets `(x1, others)` and `(x1′, others)` by brute force.
 fn brute_force(
     rows: &[Vec<BigRational>],
     others: &[usize],
@@ -29,33 +27,8 @@ fn brute_force(
     HashMap<Vec<u64>, BigRational>,
     HashMap<Vec<u64>, BigRational>,
 ) {
-    let d = rows[0].len();
-    let n = others.len() + 1;
-    let (mut p, mut q) = (HashMap::new(), HashMap::new());
-    let mut outputs = vec![0usize; n];
-    loop {
-        let mut hist = vec![0u64; d];
-        let mut common = BigRational::one();
-        for (u, &y) in outputs.iter().enumerate() {
-            hist[y] += 1;
-            if u > 0 {
-                common *= &rows[others[u - 1]][y];
-            }
-        }
-        let y = outputs[0];
-        *p.entry(hist.clone()).or_insert_with(BigRational::zero) += &common * &rows[x1][y];
-        *q.entry(hist).or_insert_with(BigRational::zero) += &common * &rows[x1p][y];
-        let mut i = 0;
-        while i < n && outputs[i] == d - 1 {
-            outputs[i] = 0;
-            i += 1;
-        }
-        if i == n {
-            break;
-        }
-        outputs[i] += 1;
-    }
-    (p, q)
+    let others: Vec<&[BigRational]> = others.iter().map(|&x| rows[x].as_slice()).collect();
+    brute_force_histograms(&others, &rows[x1], &rows[x1p])
 }
 
 #[test]

@@ -150,22 +150,12 @@ pub trait Transcendental: Scalar {
         let den = e.denom();
         let dyadic = *e >= 0 && den.is_power_of_two() && den.significant_bits() <= 33;
         match e.numer().to_u32().filter(|p| dyadic && *p <= 1 << 16) {
-            Some(mut p) => {
+            Some(p) => {
                 let mut base = self.clone();
                 for _ in 1..den.significant_bits() {
                     base = base.sqrt();
                 }
-                let mut result = Self::one(ctx);
-                while p > 0 {
-                    if p & 1 == 1 {
-                        result = result.mul(&base);
-                    }
-                    p >>= 1;
-                    if p > 0 {
-                        base = base.mul(&base);
-                    }
-                }
-                result
+                power(&base, u64::from(p), ctx)
             }
             None => self.pow(&Self::from_rational(e, ctx)),
         }
@@ -177,6 +167,21 @@ pub trait Transcendental: Scalar {
     /// `self ∩ [lo, hi]` where `hi = None` means +∞; used only when the true value is known to
     /// lie in `[lo, hi]`, so the intersection is never empty.
     fn clamp_to(&self, lo: &Self, hi: Option<&Self>) -> Self;
+}
+
+/// `x^k` by repeated squaring (each product an enclosure, so the result encloses `x^k`).
+pub fn power<S: Scalar>(x: &S, mut k: u64, ctx: &S::Ctx) -> S {
+    let (mut base, mut out) = (x.clone(), S::one(ctx));
+    while k > 0 {
+        if k & 1 == 1 {
+            out = out.mul(&base);
+        }
+        k >>= 1;
+        if k > 0 {
+            base = base.mul(&base);
+        }
+    }
+    out
 }
 
 /// An enclosure of `e^q` in a backend: a single value containing it (interval backends, or

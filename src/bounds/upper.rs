@@ -28,7 +28,7 @@
 //! singular mass (`B = 0` only where every user is outside the blanket, and there `A = 0`).
 
 use super::index::blanket;
-use crate::arith::{ExpValue, Scalar};
+use crate::arith::{ExpValue, Scalar, power};
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::binary::{binomial_window, upper_bound};
@@ -384,21 +384,6 @@ struct Tilting<S> {
     tilted: Vec<S>,
     ratio: Vec<S>,
     scale: S,
-}
-
-/// `x^k` by repeated squaring.
-fn power<S: Scalar>(x: &S, mut k: u64, ctx: &S::Ctx) -> S {
-    let (mut base, mut out) = (x.clone(), S::one(ctx));
-    while k > 0 {
-        if k & 1 == 1 {
-            out = out.mul(&base);
-        }
-        k >>= 1;
-        if k > 0 {
-            base = base.mul(&base);
-        }
-    }
-    out
 }
 
 /// `r^k` for `k` in a range, by one power and then products.

@@ -96,23 +96,40 @@ pub fn brute_force_pair(
     HashMap<Vec<u64>, BigRational>,
     HashMap<Vec<u64>, BigRational>,
 ) {
-    let d = w0.len();
+    // users 0..k hold a 1; user k is the distinguished one (0 in P, 1 in Q); the rest hold 0.
+    let others: Vec<&[BigRational]> = (0..n - 1).map(|u| if u < k { w1 } else { w0 }).collect();
+    brute_force_histograms(&others, w0, w1)
+}
+
+/// The histogram laws of the datasets `(first, others)` and `(second, others)` by brute force:
+/// every assignment of outputs to the users, summed into histograms.  `others[u]` is the row of
+/// user u, `first`/`second` the switched user's rows.
+pub fn brute_force_histograms(
+    others: &[&[BigRational]],
+    first: &[BigRational],
+    second: &[BigRational],
+) -> (
+    HashMap<Vec<u64>, BigRational>,
+    HashMap<Vec<u64>, BigRational>,
+) {
+    let d = first.len();
+    let n = others.len() + 1;
     let mut p = HashMap::new();
     let mut q = HashMap::new();
     let mut outputs = vec![0usize; n];
     loop {
-        // users 0..k hold a 1; user k is the distinguished one (0 in P, 1 in Q); the rest hold 0.
+        // user 0 is the switched one.
         let mut hist = vec![0u64; d];
         let mut common = BigRational::one();
         for (u, &y) in outputs.iter().enumerate() {
             hist[y] += 1;
-            if u != k {
-                common *= if u < k { &w1[y] } else { &w0[y] };
+            if u > 0 {
+                common *= &others[u - 1][y];
             }
         }
-        let y = outputs[k];
-        *p.entry(hist.clone()).or_insert_with(BigRational::zero) += &common * &w0[y];
-        *q.entry(hist).or_insert_with(BigRational::zero) += &common * &w1[y];
+        let y = outputs[0];
+        *p.entry(hist.clone()).or_insert_with(BigRational::zero) += &common * &first[y];
+        *q.entry(hist).or_insert_with(BigRational::zero) += &common * &second[y];
         // next assignment
         let mut i = 0;
         while i < n && outputs[i] == d - 1 {
