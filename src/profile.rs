@@ -527,7 +527,7 @@ impl Widths for PairValues {
             .iter()
             .chain(&self.pq)
             .flatten()
-            .filter(|e| e.hi().to_f64() >= floor && e.hi() != &Endpoint::PosInf)
+            .filter(|e| e.hi().to_f64() >= floor && e.lo() != &Endpoint::PosInf)
             .map(Enclosure::relative_width)
             .fold(0.0, f64::max)
     }
@@ -1075,8 +1075,10 @@ pub fn tidy_ties(argmax: &mut Vec<KValue>, ranges: &mut Vec<(u64, u64)>) {
 /// Most maximising pairs to recompute when tightening.
 const MAX_REFINED: usize = 16;
 
+/// Wider than `target` relative, and not the point +∞ (a certified infinite ε); an ε whose upper
+/// end is +∞ only because f64 cannot hold its threshold (e^ε past 10³⁰⁸) is wide.
 fn too_wide(e: &Enclosure, target: f64) -> bool {
-    e.hi().to_f64() >= 1e-12 && e.hi() != &Endpoint::PosInf && e.relative_width() > target
+    e.hi().to_f64() >= 1e-12 && e.lo() != &Endpoint::PosInf && e.relative_width() > target
 }
 
 /// Tightens a wide interval-backend profile: each maximising pair of a wide row is recomputed

@@ -1,0 +1,49 @@
+//! Issue 12: extreme but valid inputs get an exact answer or one clear refusal, never a crash
+//! or a runaway.
+
+mod common;
+
+use common::*;
+use shufflecert::enclosure::Endpoint;
+
+#[test]
+fn epsilon_past_e709_is_answered_exactly() {
+    // Thresholds beyond the double range (e^ε > 1.8e308): finite certified ε, every backend.
+    let tiny = std::env::temp_dir().join("shufflecert-tiny-entry.toml");
+    let one_minus = {
+        let mut s = String::from("9");
+        s.push_str(&"9".repeat(319));
+        format!("{s}/1{}", "0".repeat(320))
+    };
+    std::fs::write(
+        &tiny,
+        format!("w0 = [\"1e-320\", \"{one_minus}\"]\nw1 = [\"1/2\", \"1/2\"]\n"),
+    )
+    .unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["epsilon", "-m", "binary-rr:exp_eps0=1e310", "--n", "2", "--k", "0", "--delta", "0.5"],
+        vec!["epsilon", "-m", "binary-rr:exp_eps0=1e400", "--n", "1", "--k", "0", "--delta", "0.00001"],
+        vec!["epsilon", "-m", tiny.to_str().unwrap(), "--n", "2", "--k", "0", "--delta", "0.3"],
+    ];
+    for args in cases {
+        for backend in ["interval", "mpfr", "exact"] {
+            let mut a = args.clone();
+            a.extend(["--backend", backend]);
+            let out = cli_json(&a);
+            let e = enclosure(&out["eps_two_sided"]);
+            assert!(e.hi() != &Endpoint::PosInf && e.lo().to_f64() > 700.0, "{a:?}: {e}");
+        }
+    }
+    // The profile too: ε_M at δ = 1e-30 for e^ε0 = 1e400 is about ln(1e400) = 921.03.
+    let out = cli_json(&[
+        "profile",
+        "-m",
+        "binary-rr:exp_eps0=1e400",
+        "--n",
+        "2",
+        "--delta",
+        "1e-30",
+    ]);
+    let e = enclosure(&out["eps_profile"]);
+    assert!(e.hi() != &Endpoint::PosInf && (e.mid_f64() - 921.034).abs() < 0.01, "{e}");
+}
