@@ -47,3 +47,35 @@ fn epsilon_past_e709_is_answered_exactly() {
     let e = enclosure(&out["eps_profile"]);
     assert!(e.hi() != &Endpoint::PosInf && (e.mid_f64() - 921.034).abs() < 0.01, "{e}");
 }
+
+#[test]
+fn json_files_with_a_repeated_key_are_refused() {
+    let dir = std::env::temp_dir().join("shufflecert-duplicate-keys");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text, key) in [
+        (
+            "rows.json",
+            r#"{"w0": ["1/2", "1/2"], "w0": ["1/3", "2/3"], "w1": ["1/2", "1/2"]}"#,
+            "\"w0\" is given twice",
+        ),
+        (
+            "family.json",
+            r#"{"family": "binary-rr", "eps0": "1", "eps0": "2"}"#,
+            "\"eps0\" is given twice",
+        ),
+        (
+            "nested.json",
+            r#"{"inputs": ["a", "b"], "rows": [["1/2", "1/2"], ["1/2", "1/2"]], "outputs": ["x", "y"], "name": "n", "name": "m"}"#,
+            "\"name\" is given twice",
+        ),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let spec = file.to_str().unwrap();
+        assert_fails(
+            &["delta", "-m", spec, "--n", "3", "--k", "0", "--eps", "1"],
+            key,
+        );
+        assert_fails(&["bounds", "-m", spec, "--n", "3", "--eps", "1"], key);
+    }
+}

@@ -53,6 +53,71 @@ pub fn mechanism_from_text(spec: &str, text: &str) -> Result<Mechanism> {
     Ok(mechanism)
 }
 
+/// A JSON value read with every object's keys checked unique: serde_json keeps the last of a
+/// repeated key, and a certificate must never rest on an ambiguous input (TOML and family
+/// strings refuse repeats already).
+struct StrictValue(Value);
+
+impl<'de> serde::Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
+        struct Strict;
+        impl<'de> Visitor<'de> for Strict {
+            type Value = StrictValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::String(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::String(v)))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<StrictValue, E> {
+                Ok(StrictValue(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<StrictValue, A::Error> {
+                let mut items = Vec::new();
+                while let Some(StrictValue(v)) = seq.next_element()? {
+                    items.push(v);
+                }
+                Ok(StrictValue(Value::Array(items)))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<StrictValue, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some((key, StrictValue(v))) = map.next_entry::<String, StrictValue>()? {
+                    if out.contains_key(&key) {
+                        return Err(A::Error::custom(format!(
+                            "the key \"{key}\" is given twice"
+                        )));
+                    }
+                    out.insert(key, v);
+                }
+                Ok(StrictValue(Value::Object(out)))
+            }
+        }
+        d.deserialize_any(Strict)
+    }
+}
+
 pub(crate) fn parse_document(path: &str, text: &str) -> Result<Value> {
     let err = |message: String| Error::Mechanism {
         source_name: path.to_string(),
@@ -61,7 +126,9 @@ pub(crate) fn parse_document(path: &str, text: &str) -> Result<Value> {
     };
     let is_json = path.ends_with(".json") || text.trim_start().starts_with('{');
     if is_json {
-        serde_json::from_str(text).map_err(|e| err(format!("invalid JSON: {e}")))
+        serde_json::from_str::<StrictValue>(text)
+            .map(|v| v.0)
+            .map_err(|e| err(format!("invalid JSON: {e}")))
     } else {
         let table: toml::Table =
             toml::from_str(text).map_err(|e| err(format!("invalid TOML: {}", e.message())))?;
