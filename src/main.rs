@@ -3,8 +3,41 @@ use shufflecert::cli::{self, args::Cli};
 use std::io::Write;
 use std::process::ExitCode;
 
+/// A usage error as one line (clap's message with its listed arguments and tips joined), and a
+/// one-line hint: the README promises one clear line on stderr and exit code 2.
+fn usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let message: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    format!("shufflecert: error: {message}\nhint: shufflecert --help, or shufflecert <command> --help")
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                // Help and version are answers, not errors.
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprintln!(
+                    "shufflecert: error: a command is required (delta, epsilon, divergences, profile, bounds, audit, check, …)\nhint: shufflecert --help"
+                );
+                return ExitCode::from(2);
+            }
+            eprintln!("{}", usage_error(&e));
+            return ExitCode::from(2);
+        }
+    };
     // A panic is a bug: report it as one line (never a number) and exit with status 3.
     std::panic::set_hook(Box::new(|info| {
         let message = info

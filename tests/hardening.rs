@@ -79,3 +79,29 @@ fn json_files_with_a_repeated_key_are_refused() {
         assert_fails(&["bounds", "-m", spec, "--n", "3", "--eps", "1"], key);
     }
 }
+
+#[test]
+fn usage_errors_take_one_line() {
+    // A missing option, an unknown flag, a repeated flag, a bad enum value, --eps with --delta,
+    // a negative number read as a flag, no subcommand: one line (and a one-line hint), exit 2.
+    for (args, needle) in [
+        (vec!["delta", "-m", "binary-rr:eps0=1"], "--n"),
+        (vec!["delta", "--bogus"], "--bogus"),
+        (
+            vec!["delta", "-m", "a", "-m", "b", "--n", "1", "--k", "0", "--eps", "1"],
+            "cannot be used multiple times",
+        ),
+        (
+            vec!["delta", "-m", "binary-rr:eps0=1", "--n", "2", "--k", "0", "--eps", "1", "--backend", "nope"],
+            "possible values",
+        ),
+        (
+            vec!["epsilon", "-m", "binary-rr:eps0=1", "--n", "2", "--k", "0", "--eps", "1", "--delta", "0.1"],
+            "--eps",
+        ),
+        (vec!["profile", "-m", "binary-rr:eps0=1", "--n", "4", "--eps", "-x"], "-x"),
+        (vec![], "a command is required"),
+    ] {
+        assert_fails(&args, needle);
+    }
+}
