@@ -105,3 +105,21 @@ fn usage_errors_take_one_line() {
         assert_fails(&args, needle);
     }
 }
+
+#[test]
+fn profile_threads_are_bounded() {
+    assert_fails(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "5",
+            "--eps",
+            "1",
+            "--threads",
+            "1000000000",
+        ],
+        "--threads: at most",
+    );
+}

@@ -363,10 +363,21 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
     };
     let threads = match &args.threads {
         None => None,
-        Some(t) => match whole("--threads", t)? {
-            0 => return Err(Error::argument("--threads", "must be at least 1")),
-            t => Some(t as usize),
-        },
+        Some(t) => {
+            // More threads than a few per CPU only adds scheduling and pruning overhead.
+            let cpus = std::thread::available_parallelism().map_or(1, |c| c.get()) as u64;
+            let most = (4 * cpus).min(1024);
+            match whole("--threads", t)? {
+                0 => return Err(Error::argument("--threads", "must be at least 1")),
+                t if t > most => {
+                    return Err(Error::argument(
+                        "--threads",
+                        format!("at most {most} (4 per CPU, {cpus} CPUs here), got {t}"),
+                    ));
+                }
+                t => Some(t as usize),
+            }
+        }
     };
     let mut quantities = Vec::new();
     if args.eps.is_some() || args.exp_eps.is_some() {
