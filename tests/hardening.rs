@@ -123,3 +123,15 @@ fn profile_threads_are_bounded() {
         "--threads: at most",
     );
 }
+
+#[test]
+fn n_near_two_to_the_64_is_refused_in_one_line() {
+    for args in [
+        vec!["delta", "-m", "fixtures/mechanisms/ternary.toml", "--n", "18446744073709551614", "--k", "0", "--eps", "1"],
+        vec!["delta", "-m", "binary-rr:eps0=1", "--n", "18446744073709551615", "--k", "0", "--eps", "1", "--max-memory-gib", "0.001"],
+        vec!["profile", "-m", "binary-rr:eps0=1", "--n", "18446744073709551615", "--eps", "1"],
+        vec!["bounds", "-m", "k-rr:k=3,exp_eps0=2,inputs=3", "--n", "18446744073709551615", "--eps", "1"],
+    ] {
+        assert_fails(&args, "too large");
+    }
+}
