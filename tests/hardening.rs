@@ -135,3 +135,27 @@ fn n_near_two_to_the_64_is_refused_in_one_line() {
         assert_fails(&args, "too large");
     }
 }
+
+#[test]
+fn a_binary_pair_past_the_time_budget_is_refused_up_front() {
+    // n = 10⁹, k = n/2: two binomial windows of ~2.5·10⁵ values convolved pairwise (minutes
+    // to weeks as n grows): refused at once with the estimate; --max-seconds moves the limit.
+    let spec = "fixtures/mechanisms/binary-asymmetric.toml";
+    let start = std::time::Instant::now();
+    assert_fails(
+        &["delta", "-m", spec, "--n", "1000000000", "--k", "500000000", "--eps", "0.1"],
+        "--max-seconds",
+    );
+    assert!(start.elapsed().as_secs() < 10);
+    assert_fails(
+        &["delta", "-m", spec, "--n", "10000000", "--k", "5000000", "--eps", "0.1", "--max-seconds", "1"],
+        "estimated",
+    );
+    assert_fails(
+        &["delta", "-m", spec, "--n", "10", "--k", "5", "--eps", "0.1", "--max-seconds", "0"],
+        "--max-seconds",
+    );
+    // Small problems are untouched.
+    let out = cli_json(&["delta", "-m", spec, "--n", "1000", "--k", "500", "--eps", "0.1"]);
+    assert!(out["results"][0]["delta_two_sided"].is_object());
+}

@@ -122,6 +122,8 @@ impl Settings {
                 memory_limit: v["max_memory_bytes"]
                     .as_u64()
                     .ok_or_else(|| malformed("max_memory_bytes"))?,
+                // Verification recomputes what was computed: no time limit.
+                time_limit_seconds: f64::INFINITY,
             },
             escalate_above: match &v["escalate_above"] {
                 Value::Null => None,

@@ -389,6 +389,11 @@ pub struct CommonArgs {
     #[arg(long, value_name = "GIB", default_value = "8")]
     pub max_memory_gib: String,
 
+    /// Refuse a pair whose estimated computing time exceeds this many seconds (binary
+    /// mechanisms with both groups large, e.g. n = 10⁹ and k = n/2).
+    #[arg(long, value_name = "S", default_value = "600")]
+    pub max_seconds: String,
+
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -138,6 +138,10 @@ fn settings(args: &CommonArgs) -> Result<Settings> {
     let memory_limit = (memory * Rational::from(1u64 << 30))
         .to_f64()
         .min(u64::MAX as f64) as u64;
+    let seconds = rational("--max-seconds", &args.max_seconds)?;
+    if seconds <= 0 {
+        return Err(Error::argument("--max-seconds", "must be positive"));
+    }
     Ok(Settings {
         options: PairOptions {
             engine: match args.engine {
@@ -150,6 +154,7 @@ fn settings(args: &CommonArgs) -> Result<Settings> {
             truncate: !args.no_truncation,
             truncation_bits: None,
             memory_limit,
+            time_limit_seconds: seconds.to_f64(),
         },
         backend,
         exact_ctx,

@@ -44,6 +44,8 @@ pub struct PairOptions {
     pub truncation_bits: Option<u32>,
     /// Refuse problems whose estimated memory exceeds this many bytes.
     pub memory_limit: u64,
+    /// Refuse a pair whose estimated computing time exceeds this many seconds.
+    pub time_limit_seconds: f64,
 }
 
 impl Default for PairOptions {
@@ -54,6 +56,7 @@ impl Default for PairOptions {
             truncate: true,
             truncation_bits: None,
             memory_limit: 8 << 30,
+            time_limit_seconds: 600.0,
         }
     }
 }
@@ -261,7 +264,56 @@ pub fn pair_law<S: Scalar>(
     let plan = plan::<S>(&mechanism, n, options, ctx)?;
     // The common part, P and Q.
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
+    check_binary_time::<S>(&plan, (n - 1 - k, k), &channel, options, ctx)?;
     group_pair(mechanism.d(), &plan, (n - 1 - k, k), &channel, ctx)
+}
+
+/// Seconds per product of the binary convolution with f64 intervals (measured: about 10 ns;
+/// other backends scale with their value size).
+const SECONDS_PER_PRODUCT: f64 = 1.5e-8;
+
+/// Refuses, with the estimate, a binary pair whose two groups are both large: their binomial
+/// windows (about `2z√(m p q)` values each, `z` the truncation depth in standard deviations)
+/// are convolved pairwise, so the time grows like n, e.g. weeks at n = 10¹² with k = n/2.
+fn check_binary_time<S: Scalar>(
+    plan: &Plan,
+    (zeros, ones): (usize, usize),
+    channel: &Channel<S>,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    if plan.route != Route::Binary || zeros == 0 || ones == 0 {
+        return Ok(());
+    }
+    let z = plan
+        .tau_bits
+        .map_or(f64::INFINITY, |b| (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt());
+    let width = |m: usize, w: &[S]| {
+        let p = w[1].approx_f64();
+        (2.0 * z * (m as f64 * p * (1.0 - p)).sqrt() + 3.0).min(m as f64 + 1.0)
+    };
+    let products = width(zeros, &channel.w[0]) * width(ones, &channel.w[1]);
+    let scale = (S::estimated_bytes(zeros + ones, ctx) as f64 / 16.0).max(1.0);
+    let seconds = products * SECONDS_PER_PRODUCT * scale;
+    if seconds > options.time_limit_seconds {
+        return Err(Error::TooLarge(format!(
+            "the pair convolves two binomial windows of {zeros} and {ones} users: about {products:.2e} products, an estimated {} with the {} backend, over the --max-seconds limit of {} s",
+            duration_text(seconds),
+            S::BACKEND,
+            options.time_limit_seconds
+        )));
+    }
+    Ok(())
+}
+
+/// A duration in the largest sensible unit.
+fn duration_text(seconds: f64) -> String {
+    match seconds {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.0} h", s / 3600.0),
+        s => format!("{:.0} days", s / 86_400.0),
+    }
 }
 
 /// The mechanism the engines run on: its sufficiency reduction (`mechanism::reduce`) unless
