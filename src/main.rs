@@ -15,7 +15,9 @@ fn usage_error(e: &clap::Error) -> String {
         .collect();
     let message = message.join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message);
-    format!("shufflecert: error: {message}\nhint: shufflecert --help, or shufflecert <command> --help")
+    format!(
+        "shufflecert: error: {message}\nhint: shufflecert --help, or shufflecert <command> --help"
+    )
 }
 
 fn main() -> ExitCode {

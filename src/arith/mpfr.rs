@@ -37,6 +37,58 @@ fn float_endpoint(x: &Float) -> Endpoint {
     }
 }
 
+/// Endpoints are exact rationals, whose size grows with the binary exponent: MPFR reaches
+/// `2^(±2^62)`, where a rational would take gigabytes (`e^{-t²}` at t = 10⁵).  Beyond
+/// `2^(±2^20)` (about 10^(±315653)) an endpoint is moved outward to `0`, `±2^(±2^20)` or `±∞`,
+/// which keeps every enclosure an enclosure.
+const EXPONENT_LIMIT: i32 = 1 << 20;
+
+fn power_of_two(e: i32) -> Rational {
+    if e >= 0 {
+        Rational::from(rug::Integer::from(1) << e as u32)
+    } else {
+        Rational::from((rug::Integer::from(1), rug::Integer::from(1) << (-e) as u32))
+    }
+}
+
+/// A lower endpoint for `x`: `x` itself, or a smaller bound when its exponent is extreme.
+fn lower_endpoint(x: &Float) -> Endpoint {
+    match x.get_exp() {
+        Some(e) if e < -EXPONENT_LIMIT => Endpoint::Finite(if x.is_sign_positive() {
+            Rational::new()
+        } else {
+            -power_of_two(-EXPONENT_LIMIT)
+        }),
+        Some(e) if e > EXPONENT_LIMIT => {
+            if x.is_sign_positive() {
+                Endpoint::Finite(power_of_two(EXPONENT_LIMIT))
+            } else {
+                Endpoint::NegInf
+            }
+        }
+        _ => float_endpoint(x),
+    }
+}
+
+/// An upper endpoint for `x`: `x` itself, or a larger bound when its exponent is extreme.
+fn upper_endpoint(x: &Float) -> Endpoint {
+    match x.get_exp() {
+        Some(e) if e < -EXPONENT_LIMIT => Endpoint::Finite(if x.is_sign_positive() {
+            power_of_two(-EXPONENT_LIMIT)
+        } else {
+            Rational::new()
+        }),
+        Some(e) if e > EXPONENT_LIMIT => {
+            if x.is_sign_positive() {
+                Endpoint::PosInf
+            } else {
+                Endpoint::Finite(-power_of_two(EXPONENT_LIMIT))
+            }
+        }
+        _ => float_endpoint(x),
+    }
+}
+
 fn greater(a: &Float, b: &Float) -> Float {
     if a >= b { a.clone() } else { b.clone() }
 }
@@ -253,7 +305,7 @@ impl Scalar for MpfrInterval {
     }
 
     fn enclosure(&self) -> Enclosure {
-        Enclosure::new(float_endpoint(&self.lo), float_endpoint(&self.hi))
+        Enclosure::new(lower_endpoint(&self.lo), upper_endpoint(&self.hi))
     }
 
     fn exp_rational(q: &Rational, ctx: &MpfrCtx) -> ExpValue<Self> {

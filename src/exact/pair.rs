@@ -285,9 +285,9 @@ fn check_binary_time<S: Scalar>(
     if plan.route != Route::Binary || zeros == 0 || ones == 0 {
         return Ok(());
     }
-    let z = plan
-        .tau_bits
-        .map_or(f64::INFINITY, |b| (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt());
+    let z = plan.tau_bits.map_or(f64::INFINITY, |b| {
+        (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
+    });
     let width = |m: usize, w: &[S]| {
         let p = w[1].approx_f64();
         (2.0 * z * (m as f64 * p * (1.0 - p)).sqrt() + 3.0).min(m as f64 + 1.0)
