@@ -333,6 +333,20 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
     result.partial = partial;
     if let (Backend::Interval, Some(target)) = (query.backend, query.escalate_above) {
         refine_wide(query, &mut result, target)?;
+        // An ε whose threshold e^ε lies beyond the double range keeps an upper end of +∞ in
+        // f64 when too many pairs tie for the maximum to refine each: scan again in MPFR.
+        let beyond_doubles = result
+            .rows
+            .iter()
+            .any(|r| r.value.lo() != &Endpoint::PosInf && r.value.hi() == &Endpoint::PosInf);
+        if beyond_doubles {
+            let precision = 128;
+            result = scan_in::<MpfrInterval>(query, (a, b), &MpfrCtx { precision }, progress)?;
+            result.partial = partial;
+            result.arithmetic = format!(
+                "mpfr-{precision} (escalated from interval: an e^ε beyond the double range)"
+            );
+        }
     }
     Ok(result)
 }

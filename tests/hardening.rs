@@ -82,6 +82,22 @@ fn epsilon_past_e709_is_answered_exactly() {
         e.hi() != &Endpoint::PosInf && (e.mid_f64() - 921.034).abs() < 0.01,
         "{e}"
     );
+    // Many pairs tied at the maximum (too many to refine one by one): the scan is redone in
+    // MPFR (review finding).
+    let out = cli_json(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/underflow.toml",
+        "--n",
+        "50",
+        "--delta",
+        "1e-300",
+    ]);
+    let e = enclosure(&out["eps_profile"]);
+    assert!(
+        e.hi() != &Endpoint::PosInf && e.relative_width() < 1e-9,
+        "{e}"
+    );
 }
 
 #[test]
@@ -299,6 +315,22 @@ fn a_binary_pair_past_the_time_budget_is_refused_up_front() {
             "0",
         ],
         "--max-seconds",
+    );
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            spec,
+            "--n",
+            "10",
+            "--k",
+            "5",
+            "--eps",
+            "0.1",
+            "--max-seconds",
+            "1e-400",
+        ],
+        "at least 0.001",
     );
     // Small problems are untouched.
     let out = cli_json(&[

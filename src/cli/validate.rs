@@ -139,8 +139,8 @@ fn settings(args: &CommonArgs) -> Result<Settings> {
         .to_f64()
         .min(u64::MAX as f64) as u64;
     let seconds = rational("--max-seconds", &args.max_seconds)?;
-    if seconds <= 0 {
-        return Err(Error::argument("--max-seconds", "must be positive"));
+    if seconds < Rational::from((1, 1000)) {
+        return Err(Error::argument("--max-seconds", "must be at least 0.001"));
     }
     Ok(Settings {
         options: PairOptions {
