@@ -1,6 +1,7 @@
 //! Certified bounds for randomizers on any finite input domain (issue 11, Takagi–Liew): the
-//! privacy blanket and the shuffle index.  The certified upper bound (blanket divergence) and
-//! lower bound (the boundary pair through the pair engine) build on these.
+//! privacy blanket and the shuffle index (`index`), the blanket sum (`upper`), the certified range
+//! of `bounds` (`range`: the blanket divergence above, concrete neighbouring pairs below), and the
+//! shuffle index's asymptotic predictions (`predict`).
 
 pub mod index;
 pub mod predict;

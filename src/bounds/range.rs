@@ -65,6 +65,9 @@ pub struct RangeRow {
     pub threshold: Option<Threshold>,
     pub lower: Attained,
     pub upper: Attained,
+    /// `(summed, distinct)`: the triples the lower bound is the maximum over, of how many
+    /// (fewer when capped at [`MAX_LOWER_TRIPLES`]).
+    pub lower_triples: (usize, usize),
 }
 
 /// Both directions of one unordered pair, per threshold (or at the target δ).
@@ -376,7 +379,9 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
             keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
         }
     }
-    for (x1, x1p, x2) in lower_triples(&exact).0 {
+    let (summed, distinct) = lower_triples(&exact);
+    let lower_scope = (summed.len(), distinct);
+    for (x1, x1p, x2) in summed {
         let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
         let job = SumJob {
             classes,
@@ -397,6 +402,7 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
             threshold,
             lower: lower.expect("at least one pair"),
             upper: upper.expect("at least one pair"),
+            lower_triples: lower_scope,
         })
         .collect())
 }

@@ -56,13 +56,11 @@ fn index_json(r: &crate::mechanism::randomizer::Randomizer, v: &IndexValue) -> V
 }
 
 /// When the lower bound sums a subset of the triples, which (`None` when it sums them all).
-fn lower_subset_note(q: &BoundsQuery) -> Option<String> {
-    let exact = crate::bounds::upper::Exact::of(&q.randomizer).ok()?;
-    let (kept, total) = crate::bounds::range::lower_triples(&exact);
-    (kept.len() < total).then(|| {
+fn lower_subset_note(rows: &[RangeRow]) -> Option<String> {
+    let (kept, total) = rows.first()?.lower_triples;
+    (kept < total).then(|| {
         format!(
-            "lower: the {} of {total} distinct (x1, x1', x2) with the smallest shuffle index (each an exact concrete pair: still a lower bound)",
-            kept.len()
+            "lower: the {kept} of {total} distinct (x1, x1', x2) with the smallest shuffle index (each an exact concrete pair: still a lower bound)"
         )
     })
 }
@@ -94,7 +92,7 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
         "randomizer": r.to_json(),
         "n": b.query.n,
         "scope": [LOWER_SCOPE, UPPER_SCOPE],
-        "lower_subset": lower_subset_note(b.query),
+        "lower_subset": lower_subset_note(b.rows),
         "shuffle_index": {
             "chi_up": index_json(r, &b.index.0),
             "chi_lo": index_json(r, &b.index.1),
@@ -149,7 +147,7 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         b.query.n
     );
     s += &format!("{LOWER_SCOPE}\n{UPPER_SCOPE}\n");
-    if let Some(note) = lower_subset_note(b.query) {
+    if let Some(note) = lower_subset_note(b.rows) {
         s += &format!("{note}\n");
     }
     s += &index_text(r, b.index);
