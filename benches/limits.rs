@@ -74,7 +74,7 @@ fn limit_studies(c: &mut Criterion) {
         ),
         (
             "k-rr k=4 n/2, fraction:1/2, n = 1e2..1e4",
-            "k-rr:k=4,exp_eps0=n/2",
+            "k-rr:k=4,exp_eps0=n/2,inputs=2",
             "fraction:1/2",
             vec![100, 1_000, 10_000],
         ),

@@ -61,7 +61,7 @@ fn general(c: &mut Criterion) {
     group.bench_function("ternary, n=200, four eps", |b| {
         b.iter(|| profile(black_box(&ternary), &|_| {}).unwrap())
     });
-    let krr = query("k-rr:k=4,exp_eps0=3", 100, eps(&["0.5"]));
+    let krr = query("k-rr:k=4,exp_eps0=3,inputs=2", 100, eps(&["0.5"]));
     group.bench_function("4-RR e^eps0=3, n=100, one eps", |b| {
         b.iter(|| profile(black_box(&krr), &|_| {}).unwrap())
     });

@@ -95,7 +95,7 @@ fn k_rr(c: &mut Criterion) {
         bench_epsilon(
             c,
             &format!("k-rr k={k} exp_eps0=3, k=0, eps at delta=1e-6"),
-            &format!("k-rr:k={k},exp_eps0=3"),
+            &format!("k-rr:k={k},exp_eps0=3,inputs=2"),
             &[(n, 0)],
         );
     }
@@ -106,7 +106,7 @@ fn sparse(c: &mut Criterion) {
     bench_epsilon(
         c,
         "sparse k-rr k=4 exp_eps0=n/2, n=1e9, eps at delta=1e-6",
-        "k-rr:k=4,exp_eps0=500000000",
+        "k-rr:k=4,exp_eps0=500000000,inputs=2",
         &[(1_000_000_000, 0), (1_000_000_000, 400_000_000)],
     );
 }

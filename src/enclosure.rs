@@ -238,14 +238,42 @@ impl Enclosure {
         )
     }
 
-    /// `[lo, hi]` rounded outward to `digits` significant digits (still an enclosure; for
-    /// tables that must be read at a glance); an exact point prints exactly.
+    /// `[lo, hi]` rounded outward to `digits` significant digits (still an enclosure), whatever
+    /// the text style: for strings that reports and certificates compare as text (validity
+    /// conditions); an exact point prints exactly.
     pub fn short(&self, digits: u32) -> String {
         if self.is_point() {
-            return self.to_string();
+            return self.decimal_strings().0;
         }
         let lo = endpoint_string(&self.lo, digits, Direction::Down);
         let hi = endpoint_string(&self.hi, digits, Direction::Up);
+        format!("[{lo}, {hi}]")
+    }
+
+    /// The enclosure rounded outward to at most `digits` significant digits (still an
+    /// enclosure; for tables that must be read at a glance), in the text style of
+    /// [`with_text_style`]; an exact point prints exactly.
+    pub fn compact(&self, digits: u32) -> String {
+        if self.is_point() {
+            return self.to_string();
+        }
+        let digits = digits.min(self.significant_digits());
+        self.styled(digits)
+    }
+
+    /// `[lo, hi]` at `digits` significant digits, rounded outward, in the current text style:
+    /// compact (`0.10537258[61, 62]`, the shared leading digits printed once) unless wide, and
+    /// at most `--digits` significant digits.
+    fn styled(&self, digits: u32) -> String {
+        let style = text_style();
+        let digits = style.digits.map_or(digits, |d| d.min(digits));
+        let lo = endpoint_string(&self.lo, digits, Direction::Down);
+        let hi = endpoint_string(&self.hi, digits, Direction::Up);
+        if !style.wide
+            && let Some(compact) = compact_pair(&lo, &hi)
+        {
+            return compact;
+        }
         format!("[{lo}, {hi}]")
     }
 
@@ -277,14 +305,83 @@ impl Enclosure {
 }
 
 impl fmt::Display for Enclosure {
+    /// Text reports: an exact point exactly, otherwise outward-rounded endpoints with enough
+    /// digits to show the width, in the text style of [`with_text_style`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (lo, hi) = self.decimal_strings();
         if self.is_point() {
-            write!(f, "{lo}")
-        } else {
-            write!(f, "[{lo}, {hi}]")
+            let (lo, _) = self.decimal_strings();
+            return write!(f, "{lo}");
         }
+        write!(f, "{}", self.styled(self.significant_digits()))
     }
+}
+
+/// How text reports print enclosures (JSON and certificates are never affected).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextStyle {
+    /// `[lo, hi]` in full instead of the compact form.
+    pub wide: bool,
+    /// At most this many significant digits (rounded outward, so still an enclosure).
+    pub digits: Option<u32>,
+}
+
+thread_local! {
+    static TEXT_STYLE: std::cell::Cell<TextStyle> = const {
+        std::cell::Cell::new(TextStyle { wide: false, digits: None })
+    };
+}
+
+fn text_style() -> TextStyle {
+    TEXT_STYLE.with(|s| s.get())
+}
+
+/// Runs `f` with text reports printing enclosures in `style`.
+pub fn with_text_style<T>(style: TextStyle, f: impl FnOnce() -> T) -> T {
+    TEXT_STYLE.with(|cell| {
+        let previous = cell.replace(style);
+        let out = f();
+        cell.set(previous);
+        out
+    })
+}
+
+/// `lo` and `hi` with their shared leading digits printed once: `0.10537[258, 262]`,
+/// `1.23[4, 6]e-30`.  `None` when they share no significant digit, differ in sign, exponent or
+/// the length of their integer part (then `[lo, hi]` is clearer).
+fn compact_pair(lo: &str, hi: &str) -> Option<String> {
+    let split = |s: &str| match s.find('e') {
+        Some(i) => (s[..i].to_string(), s[i..].to_string()),
+        None => (s.to_string(), String::new()),
+    };
+    let ((mut a, ea), (mut b, eb)) = (split(lo), split(hi));
+    if ea != eb || a.starts_with('-') != b.starts_with('-') {
+        return None;
+    }
+    let int_len = |m: &str| m.find('.').unwrap_or(m.len());
+    if int_len(&a) != int_len(&b) {
+        return None;
+    }
+    // Equal lengths: pad the shorter fraction with zeros (which changes no value).
+    let frac_len = |m: &str| m.find('.').map_or(0, |i| m.len() - i - 1);
+    let width = frac_len(&a).max(frac_len(&b));
+    for m in [&mut a, &mut b] {
+        if width > 0 && !m.contains('.') {
+            m.push('.');
+        }
+        let missing = width - frac_len(m);
+        m.extend(std::iter::repeat_n('0', missing));
+    }
+    let shared = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let prefix = &a[..shared];
+    // At least one significant digit shared, and something left to tell the ends apart.
+    if !prefix.bytes().any(|c| (b'1'..=b'9').contains(&c)) || shared == a.len() {
+        return None;
+    }
+    // Never split a number at its decimal point.
+    if prefix.ends_with('.') {
+        return None;
+    }
+    Some(format!("{prefix}[{}, {}]{ea}", &a[shared..], &b[shared..]))
 }
 
 thread_local! {
@@ -442,6 +539,27 @@ fn positional(digits: &str, shift: i64) -> String {
     }
 }
 
+/// An exact number as text reports write it: [`exact_string`], except that a short decimal
+/// below 10⁻³ is written in scientific form (`1e-5`, `2.5e-7`), so that every δ reads alike.
+pub fn number_text(q: &Rational) -> String {
+    let exact = exact_string(q);
+    let digits = exact.trim_start_matches('-').trim_start_matches("0.");
+    if !exact.trim_start_matches('-').starts_with("0.000") || exact.contains('/') {
+        return exact;
+    }
+    let significant = digits.trim_start_matches('0');
+    if significant.len() > 6 {
+        return exact;
+    }
+    let exponent = -((digits.len() - significant.len()) as i64 + 1);
+    let mantissa = match significant.split_at(1) {
+        (first, "") => first.to_string(),
+        (first, rest) => format!("{first}.{rest}"),
+    };
+    let sign = if exact.starts_with('-') { "-" } else { "" };
+    format!("{sign}{mantissa}e{exponent}")
+}
+
 /// The exact value of `q`: a terminating decimal when its denominator is `2^a 5^b` and that is
 /// not much longer than `p/q`, otherwise `p/q`.
 pub fn exact_string(q: &Rational) -> String {
@@ -518,6 +636,71 @@ mod tests {
 
     fn q(s: &str) -> Rational {
         parse_rational(s).unwrap()
+    }
+
+    #[test]
+    fn small_numbers_read_alike() {
+        for (q, text) in [
+            ("0.00001", "1e-5"),
+            ("1e-6", "1e-6"),
+            ("0.0000125", "1.25e-5"),
+            ("0.001", "0.001"),
+            ("0.5", "0.5"),
+            ("1/3", "1/3"),
+        ] {
+            assert_eq!(number_text(&parse_rational(q).unwrap()), text);
+            assert_eq!(parse_rational(text), parse_rational(q));
+        }
+    }
+
+    #[test]
+    fn compact_enclosures_print_shared_digits_once() {
+        assert_eq!(
+            compact_pair("0.10537258616154", "0.10537258616196").as_deref(),
+            Some("0.105372586161[54, 96]")
+        );
+        // Trailing zeros removed by the rounding are put back for equal lengths.
+        assert_eq!(
+            compact_pair("0.1053", "0.10531").as_deref(),
+            Some("0.1053[0, 1]")
+        );
+        assert_eq!(
+            compact_pair("1.234e-30", "1.236e-30").as_deref(),
+            Some("1.23[4, 6]e-30")
+        );
+        assert_eq!(
+            compact_pair("123.5", "124.5").as_deref(),
+            Some("12[3.5, 4.5]")
+        );
+        for (lo, hi) in [
+            ("0.0999", "0.1001"),
+            ("9.99", "10.01"),
+            ("1.2e-30", "1.2e-29"),
+            ("-0.5", "0.5"),
+            ("12.5", "12.7"),
+            ("0", "1e-30"),
+        ] {
+            assert_eq!(compact_pair(lo, hi), None, "{lo}, {hi}");
+        }
+        let e = Enclosure::from_rationals(q("0.10537258616154"), q("0.10537258616196"));
+        assert_eq!(e.to_string(), "0.105372586161[54, 96]");
+        let wide = TextStyle {
+            wide: true,
+            digits: None,
+        };
+        assert_eq!(
+            with_text_style(wide, || e.to_string()),
+            "[0.10537258616154, 0.10537258616196]"
+        );
+        // At most 6 digits, rounded outward: still an enclosure.
+        let six = TextStyle {
+            wide: false,
+            digits: Some(6),
+        };
+        assert_eq!(with_text_style(six, || e.to_string()), "0.10537[2, 3]");
+        assert_eq!(with_text_style(six, || e.compact(12)), "0.10537[2, 3]");
+        // `short` is the same in every style.
+        assert_eq!(with_text_style(six, || e.short(6)), "[0.105372, 0.105373]");
     }
 
     #[test]

@@ -2,23 +2,37 @@
 //!
 //! Certified privacy curves for the shuffle model of differential privacy.
 //!
-//! A binary-input local randomizer maps a bit b to a law `W_b` on a finite alphabet; with n users
-//! of whom k hold a 1 the shuffler releases the histogram of outputs, whose law is `T_{n,k}`.
-//! Neighbouring datasets give the pair `P = T_{n,k}`, `Q = T_{n,k+1}` (Part I §2).  This crate
-//! computes, for one such pair, the privacy curves `δ_{Q‖P}(ε) = Σ_N (Q(N) − e^ε P(N))₊` and its
-//! reverse, ε for a target δ, and TV, KL, JSD, χ², Hellinger², Rényi divergences — each as an
+//! A local randomizer maps each user's input to a law on a finite output alphabet; the shuffler
+//! releases the histogram of the n outputs.  For a binary-input mechanism `(W0, W1)` with k of
+//! the n users holding input 1 the histogram's law is `T_{n,k}`, and neighbouring datasets give
+//! the pair `P = T_{n,k}`, `Q = T_{n,k+1}` (Part I §2); a randomizer on any finite input domain
+//! gives one pair per background composition and switched user.  This crate computes, for such
+//! pairs, the privacy curves `δ_{Q‖P}(ε) = Σ_N (Q(N) − e^ε P(N))₊` and its reverse, ε for a
+//! target δ, and TV, KL, JSD, χ², Hellinger², Rényi divergences — each as an
 //! [`enclosure::Enclosure`]: an interval with exact endpoints proven to contain the true value.
 //!
 //! Layers, in the order data flows:
 //!
 //! * [`arith`] — the [`arith::Scalar`] trait and its three backends: exact rationals, f64
 //!   intervals (inari), MPFR intervals; every operation is an enclosure.
-//! * [`mechanism`] — mechanisms from files or family strings, validated exactly.
-//! * [`exact`] — the histogram law (Part I §8.3), the pair through the shift identities
-//!   (Lemma 4.2), the binary fast path (§8.1), curves (Prop. 8.1) and divergences.
+//! * [`mechanism`] — binary-input mechanisms and randomizers on any input domain, from files or
+//!   family strings (`k-rr:k=K,…` is K-ary randomized response on K inputs), validated exactly;
+//!   the sufficiency reduction.
+//! * [`exact`] — the histogram law (Part I §8.3), windowed laws, the pair through the shift
+//!   identities (Lemma 4.2), the binary fast path (§8.1), background pairs, curves (Prop. 8.1)
+//!   and divergences.
 //! * [`query`] — questions about a pair answered in a chosen backend, with precision escalation.
-//! * [`profile`] — the worst case over all compositions k, by a pruned divide-and-conquer scan.
-//! * [`cli`] — the command-line shell.
+//! * [`asymptotic`] and [`check`] — the Fisher constants and predictions of Part I, held against
+//!   certified values (predictions are typed apart and never certified).
+//! * [`limits`] — Part III: TV and Le Cam transfers, limit experiments, quotient geometry,
+//!   `limit` and `berry-esseen`.
+//! * [`profile`] — the worst case over all compositions k, by a pruned divide-and-conquer scan;
+//!   [`bounds`] — a certified range of the worst case for a randomizer on any input domain.
+//! * [`accountants`] and [`audit`] — published amplification bounds computed with certified
+//!   arithmetic, claims judged sound / unsound / undecided, `compare`.
+//! * [`certificate`] — certificates, `verify` and `merge`.
+//! * [`plot`] and [`cli`] — SVG pictures and the command-line shell.
+//! * [`enclosure`] and [`error`] — the enclosure type and its printing, and the error type.
 //!
 //! ```
 //! use rug::Rational;

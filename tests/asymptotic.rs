@@ -321,7 +321,7 @@ fn fail_on_optimistic_is_a_regression_gate() {
     let run = cli(&gated);
     assert_eq!(run.status, 1);
     assert!(
-        run.stdout.contains("GDP, mixture proxy"),
+        run.stdout.contains("GDP mixture"),
         "the report is still printed"
     );
     assert!(run.stderr.contains("check failed") && run.stderr.contains("optimistic"));

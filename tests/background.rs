@@ -92,7 +92,7 @@ fn a_two_input_background_is_the_binary_pair() {
         let general = cli_json(&[
             "divergences",
             "-m",
-            "k-rr:k=3,exp_eps0=2",
+            "k-rr:k=3,exp_eps0=2,inputs=2",
             "--n",
             "30",
             "--background",
@@ -103,7 +103,7 @@ fn a_two_input_background_is_the_binary_pair() {
         let binary = cli_json(&[
             "divergences",
             "-m",
-            "k-rr:k=3,exp_eps0=2",
+            "k-rr:k=3,exp_eps0=2,inputs=2",
             "--n",
             "30",
             "--k",

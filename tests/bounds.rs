@@ -82,7 +82,7 @@ fn lower_bound_is_the_pair_engine_value() {
         let boundary = cli_json(&[
             "delta",
             "-m",
-            "k-rr:k=4,exp_eps0=3",
+            "k-rr:k=4,exp_eps0=3,inputs=2",
             "--n",
             "60",
             "--k",

@@ -148,7 +148,7 @@ const COMMANDS: [(&[&str], &str); 8] = [
         &[
             "compare",
             "-m",
-            "k-rr:k=4,exp_eps0=3",
+            "k-rr:k=4,exp_eps0=3,inputs=2",
             "--n",
             "30,60",
             "--delta",
@@ -683,6 +683,104 @@ fn compare_certificates_reject_edited_bounds_and_verdicts() {
         ),
     ];
     reject_all(&cert, "compare", cases);
+}
+
+#[test]
+fn certificates_written_by_0_1_still_verify() {
+    // 0.1.x read `k-rr:k=4,…` as the binary-input restriction; verify reads them so.
+    let dir = format!(
+        "{}/fixtures/certificates/legacy-0.1",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let (status, report) = verify(path.to_str().unwrap());
+            assert_eq!(status, 0, "{}: {report}", path.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 2);
+}
+
+#[test]
+fn range_compare_certificates_name_a_witness_and_reject_tampering() {
+    let args = [
+        "compare",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "60",
+        "--delta",
+        "1e-3",
+    ];
+    let (file, cert) = certify(&args, "compare-range.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    let routes = report["routes"].to_string();
+    assert!(
+        routes.contains("witness pair") && routes.contains("pair engine"),
+        "{routes}"
+    );
+    assert!(cert["mechanism"]["exact"]["rows"].is_array());
+    let bounds = cert["report"]["results"][0]["bounds"].as_array().unwrap();
+    let wang = bounds
+        .iter()
+        .position(|b| b["id"] == "wang-variation-ratio")
+        .unwrap();
+    assert_eq!(bounds[wang]["status"], "VIOLATED");
+    let cases: Vec<Case> = vec![
+        (
+            "status",
+            Box::new(move |c| c["report"]["results"][0]["bounds"][wang]["status"] = json!("holds")),
+            "status",
+        ),
+        (
+            "stated-for",
+            Box::new(move |c| {
+                c["report"]["results"][0]["bounds"][wang]["stated_for"] =
+                    json!("binary inputs only")
+            }),
+            "stated_for",
+        ),
+        (
+            // A witness ε raised above what the pair has.
+            "witness",
+            Box::new(|c| {
+                c["report"]["results"][0]["certified_eps_range"]["lower"]["value"] =
+                    json!({ "lo": "0.4", "hi": "0.41" })
+            }),
+            "lower.value",
+        ),
+        (
+            // An upper end lowered below the blanket bound's.
+            "upper",
+            Box::new(|c| {
+                c["report"]["results"][0]["certified_eps_range"]["upper"]["value"] =
+                    json!({ "lo": "0.2", "hi": "0.3" })
+            }),
+            "upper.value",
+        ),
+        (
+            "witness-inputs",
+            Box::new(|c| {
+                c["report"]["results"][0]["certified_eps_range"]["lower"]["background"] = json!("0")
+            }),
+            "lower.value",
+        ),
+        (
+            "rows",
+            Box::new(|c| c["mechanism"]["exact"]["rows"][0][0] = json!("1/3")),
+            "mechanism.exact",
+        ),
+        (
+            "local",
+            Box::new(|c| c["report"]["local"]["k_rr"] = json!(3)),
+            "local",
+        ),
+    ];
+    reject_all(&cert, "compare-range", cases);
 }
 
 /// Writes a claims file in the test's scratch directory.

@@ -203,7 +203,7 @@ fn limit_binary_rr_sparse_sequence_converges_at_order_one() {
 fn limit_k_rr_interior_runs_on_the_merged_alphabet() {
     let out = limit_run(&[
         "--family",
-        "k-rr:k=4,exp_eps0=n/2",
+        "k-rr:k=4,exp_eps0=n/2,inputs=2",
         "--n",
         "1000,10000",
         "--k-rule",
@@ -478,7 +478,7 @@ fn limit_review_regressions() {
     // A large alphabet is described by its reduced sequence (3 outputs) instead of hanging.
     let out = limit_run(&[
         "--family",
-        "k-rr:k=500,exp_eps0=n/2",
+        "k-rr:k=500,exp_eps0=n/2,inputs=2",
         "--n",
         "10000",
         "--eps",
@@ -507,7 +507,7 @@ fn limit_review_regressions() {
         &[
             "limit",
             "--family",
-            "k-rr:k=3,exp_eps0=n/2",
+            "k-rr:k=3,exp_eps0=n/2,inputs=2",
             "--k-rule",
             "power:1/5000000000",
             "--n",

@@ -160,8 +160,8 @@ fn symmetric_mechanisms_mirror_the_two_directions() {
     // δ_{Q‖P} at k equals δ_{P‖Q} at n − 1 − k.
     for spec in [
         "binary-rr:exp_eps0=3",
-        "k-rr:k=4,exp_eps0=3",
-        "k-rr:k=3,exp_eps0=5/2",
+        "k-rr:k=4,exp_eps0=3,inputs=2",
+        "k-rr:k=3,exp_eps0=5/2,inputs=2",
     ] {
         let m = load_mechanism(spec).unwrap();
         let n = 9;
@@ -243,7 +243,7 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
 
 #[test]
 fn identical_rows_have_profile_zero() {
-    let m = load_mechanism("k-rr:k=3,exp_eps0=1").unwrap();
+    let m = load_mechanism("k-rr:k=3,exp_eps0=1,inputs=2").unwrap();
     let p = run(&m, 30, at(thresholds()), Backend::Exact, true);
     for row in &p.rows {
         assert_eq!(row.value.lo().finite(), Some(&Rational::new()));
@@ -383,7 +383,7 @@ fn renyi_profile_is_the_worst_pair_in_both_orders() {
     for (spec, n) in [
         ("fixtures/mechanisms/ternary.toml", 10),
         ("fixtures/mechanisms/binary-asymmetric.toml", 14),
-        ("k-rr:k=3,exp_eps0=5/2", 9),
+        ("k-rr:k=3,exp_eps0=5/2,inputs=2", 9),
     ] {
         let m = load_mechanism(spec).unwrap();
         let scans = [

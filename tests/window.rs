@@ -128,10 +128,10 @@ fn one_pass_epsilon_matches_the_full_simplex_route() {
 
 #[test]
 fn k_rr_with_many_symbols_runs_as_three() {
-    let m = load_mechanism("k-rr:k=50,exp_eps0=3").unwrap();
+    let m = load_mechanism("k-rr:k=50,exp_eps0=3,inputs=2").unwrap();
     let reduced = pair_law::<Interval>(&m, 300, 2, &PairOptions::default(), &()).unwrap();
     let full = pair_law::<Interval>(
-        &load_mechanism("k-rr:k=3,exp_eps0=3").unwrap(),
+        &load_mechanism("k-rr:k=3,exp_eps0=3,inputs=2").unwrap(),
         10,
         2,
         &PairOptions::default(),
@@ -141,7 +141,7 @@ fn k_rr_with_many_symbols_runs_as_three() {
     assert_eq!(reduced.histogram(0).unwrap().len(), 3);
     assert_eq!(full.histogram(0).unwrap().len(), 3);
     // The 6-symbol k-RR against its unreduced full simplex.
-    let m = load_mechanism("k-rr:k=6,exp_eps0=3").unwrap();
+    let m = load_mechanism("k-rr:k=6,exp_eps0=3,inputs=2").unwrap();
     let c = Rational::from((3, 2));
     for k in [0, 4] {
         let a = pair_law::<Interval>(&m, 14, k, &PairOptions::default(), &()).unwrap();
@@ -360,7 +360,7 @@ fn convolution_of_windows_equals_user_steps() {
 /// simplex, and a proportional composition at n = 10⁹ is a short computation.
 #[test]
 fn sparse_blocks_join_by_convolution() {
-    let m = load_mechanism("k-rr:k=4,exp_eps0=100000").unwrap();
+    let m = load_mechanism("k-rr:k=4,exp_eps0=100000,inputs=2").unwrap();
     let reduced = m.reduced().unwrap().mechanism;
     let w1 = reduced.channel::<Interval>(&()).unwrap().w[1].clone();
     assert!(multinomial(120, &w1, Some(100), &()).values.len() < 120);
@@ -381,7 +381,7 @@ fn sparse_blocks_join_by_convolution() {
             );
         }
     }
-    let m = load_mechanism("k-rr:k=4,exp_eps0=500000000").unwrap();
+    let m = load_mechanism("k-rr:k=4,exp_eps0=500000000,inputs=2").unwrap();
     let law =
         pair_law::<Interval>(&m, 1_000_000_000, 400_000_000, &PairOptions::default(), &()).unwrap();
     assert!(law.len() < 100_000 && law.omitted < Rational::from((1, 1u64 << 60)));

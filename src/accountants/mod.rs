@@ -24,6 +24,7 @@ use crate::arith::{Scalar, Transcendental};
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::curve::{Direction, epsilon_for_delta};
+use crate::mechanism::randomizer::Randomizer;
 use crate::mechanism::{Channel, Entry, Mechanism};
 use count_pair::CountPair;
 use inari::Interval;
@@ -70,7 +71,43 @@ pub fn local_ratio<S: Scalar>(channel: &Channel<S>) -> Option<S> {
     best
 }
 
-/// The local privacy of a binary-input mechanism as the published theorems take it.
+/// `e^{ε0} = max_y max_x R_x(y) / min_x R_x(y)` of a randomizer on any input domain, in a
+/// backend (`None` when some output has probability 0 under some inputs only).  Binary inputs
+/// take [`local_ratio`] of their channel, so both forms agree to the last rounding.
+pub fn randomizer_ratio<S: Scalar>(r: &Randomizer, ctx: &S::Ctx) -> Result<Option<S>> {
+    if r.input_count() == 2 {
+        return Ok(local_ratio(&r.pair(0, 1)?.channel::<S>(ctx)?));
+    }
+    let rows = r.values::<S>(ctx)?;
+    let mut best: Option<S> = None;
+    for y in 0..r.d() {
+        let zeros = (0..r.input_count()).filter(|&x| r.is_zero(x, y)).count();
+        if zeros == r.input_count() {
+            continue;
+        }
+        if zeros > 0 {
+            return Ok(None);
+        }
+        // max_x R_x(y) · max_x 1/R_x(y) = max_x R_x(y) / min_x R_x(y) (all positive here).
+        let one = S::one(ctx);
+        let (mut hi, mut inv_hi) = (rows[0][y].clone(), one.div(&rows[0][y]));
+        for row in &rows[1..] {
+            hi = hi.max(&row[y]);
+            inv_hi = inv_hi.max(&one.div(&row[y]));
+        }
+        let ratio = hi.mul(&inv_hi);
+        if ratio.enclosure().hi() == &Endpoint::PosInf {
+            return Ok(None);
+        }
+        best = Some(match best {
+            Some(b) => b.max(&ratio),
+            None => ratio,
+        });
+    }
+    Ok(best)
+}
+
+/// The local privacy of a randomizer as the published theorems take it.
 #[derive(Clone, Debug)]
 pub struct LocalPrivacy {
     /// `e^{ε0}`, enclosed.
@@ -93,13 +130,18 @@ impl LocalPrivacy {
 
     /// The mechanism's ε0, or `None` when it is not ε0-LDP for any finite ε0.
     pub fn of(mechanism: &Mechanism) -> Result<Option<LocalPrivacy>> {
-        let channel = mechanism.channel::<MpfrInterval>(&CLOSED_FORM)?;
-        let Some(ratio) = local_ratio(&channel) else {
+        LocalPrivacy::of_randomizer(&Randomizer::from_mechanism(mechanism.clone()))
+    }
+
+    /// The randomizer's ε0 (the largest log-ratio over every pair of inputs), or `None` when it
+    /// is not ε0-LDP for any finite ε0.
+    pub fn of_randomizer(randomizer: &Randomizer) -> Result<Option<LocalPrivacy>> {
+        let Some(ratio) = randomizer_ratio::<MpfrInterval>(randomizer, &CLOSED_FORM)? else {
             return Ok(None);
         };
         // The randomized-response families given by a real ε0 have exactly that ε0 (their
         // largest ratio is e^{ε0}); otherwise ε0 is enclosed as ln of the largest ratio.
-        let (exp_eps0, eps0) = match &mechanism.eps0 {
+        let (exp_eps0, eps0) = match &randomizer.eps0 {
             Some(e) => (
                 Transcendental::exp(&MpfrInterval::from_rational(e, &CLOSED_FORM)),
                 Enclosure::point(e.clone()),
@@ -109,8 +151,17 @@ impl LocalPrivacy {
                 (ratio, eps0)
             }
         };
+        let k_rr = if randomizer.input_count() == 2 {
+            let mechanism = randomizer.pair(0, 1)?;
+            k_rr_alphabet(
+                &mechanism,
+                &mechanism.channel::<MpfrInterval>(&CLOSED_FORM)?,
+            )
+        } else {
+            k_rr_inputs(randomizer)
+        };
         Ok(Some(LocalPrivacy {
-            k_rr: k_rr_alphabet(mechanism, &channel),
+            k_rr,
             exp_eps0,
             eps0,
         }))
@@ -149,6 +200,31 @@ fn k_rr_alphabet(mechanism: &Mechanism, channel: &Channel<MpfrInterval>) -> Opti
     (d == 2 || truthful_larger).then_some(d as u32)
 }
 
+/// The alphabet size k when a randomizer on more than two inputs is k-ary randomized response
+/// on some of its k symbols: every pair of its inputs is ([`k_rr_alphabet`]).
+fn k_rr_inputs(r: &Randomizer) -> Option<u32> {
+    let pairs: Vec<Mechanism> = (1..r.input_count())
+        .map(|x| r.pair(0, x).ok())
+        .collect::<Option<_>>()?;
+    let truthful = |m: &Mechanism| -> Option<usize> {
+        (0..m.d()).find(|&y| {
+            m.rows[1]
+                .iter()
+                .enumerate()
+                .all(|(z, e)| z == y || *e != m.rows[1][y])
+        })
+    };
+    let mut seen = Vec::new();
+    for m in &pairs {
+        let channel = m.channel::<MpfrInterval>(&CLOSED_FORM).ok()?;
+        k_rr_alphabet(m, &channel)?;
+        seen.push(truthful(m)?);
+    }
+    seen.sort_unstable();
+    seen.dedup();
+    (seen.len() == pairs.len()).then_some(r.d() as u32)
+}
+
 /// How a bound's value is obtained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -183,8 +259,18 @@ pub struct Bound {
     pub validity: Validity,
     /// The bound's ε, enclosed (`None` outside its validity).
     pub eps: Option<Enclosure>,
+    /// The mechanisms and input domain the theorem is stated for.
+    pub stated_for: String,
     /// The arithmetic that produced `eps`.
     pub arithmetic: String,
+}
+
+/// What the generic theorems are stated for.
+const ANY_RANDOMIZER: &str = "every ε0-LDP randomizer, on any input domain";
+
+/// What the k-RR parameters are stated for.
+fn k_rr_domain(k: u32) -> String {
+    format!("k-ary randomized response with k = {k}, on {k}-valued inputs")
 }
 
 const FMT21: &str = "Feldman, McMillan, Talwar. Hiding among the clones (FOCS 2021), Thm 3.1";
@@ -198,15 +284,15 @@ const BALLE: &str = "Balle, Bell, Gascón, Nissim. The privacy blanket of the sh
 /// 256 bits, reduced experiments in f64 intervals (MPFR at 128, then 256 bits, when wide), or,
 /// with `precision`, everything in MPFR at that precision (`verify`'s route).
 pub fn published_bounds(
-    mechanism: &Mechanism,
+    mechanism: &Randomizer,
     n: u64,
     delta: &Rational,
     memory_limit: u64,
     precision: Option<u32>,
 ) -> Result<Vec<Bound>> {
-    let Some(local) = LocalPrivacy::of(mechanism)? else {
+    let Some(local) = LocalPrivacy::of_randomizer(mechanism)? else {
         return Err(Error::Unsupported(format!(
-            "{}: some output has probability 0 under one input only, so the mechanism is not ε0-LDP \
+            "{}: some output has probability 0 under some inputs only, so the mechanism is not ε0-LDP \
              for any finite ε0 and no published amplification bound applies",
             mechanism.name
         )));
@@ -218,6 +304,7 @@ pub fn published_bounds(
         id,
         name: name.to_string(),
         source,
+        stated_for: ANY_RANDOMIZER.into(),
         method: Method::ClosedForm,
         eps: matches!(validity, Validity::Valid(_)).then_some(eps),
         validity,
@@ -242,6 +329,10 @@ pub fn published_bounds(
             id: reduction.id(),
             name: reduction.name(),
             source: reduction.source(),
+            stated_for: match reduction {
+                Reduction::VariationRatio(Some(k)) => k_rr_domain(k),
+                _ => ANY_RANDOMIZER.into(),
+            },
             method: Method::ReducedExperiment,
             validity: match reduction {
                 Reduction::VariationRatio(Some(k)) => Validity::Valid(format!(
@@ -312,6 +403,10 @@ pub fn published_bounds(
                 id,
                 name: format!("Balle et al. {label}"),
                 source: BALLE,
+                stated_for: match randomizer {
+                    blanket::Randomizer::Generic => ANY_RANDOMIZER.into(),
+                    blanket::Randomizer::KRr(k) => k_rr_domain(k),
+                },
                 method: Method::InvertedClosedForm,
                 validity,
                 eps,
@@ -393,15 +488,14 @@ impl Reduction {
 
 /// The two-sided ε of a reduced experiment at `delta` in backend `S`.
 fn reduction_epsilon_in<S: Scalar>(
-    mechanism: &Mechanism,
+    mechanism: &Randomizer,
     reduction: Reduction,
     n: u64,
     delta: &Rational,
     memory_limit: u64,
     ctx: &S::Ctx,
 ) -> Result<Enclosure> {
-    let channel = mechanism.channel::<S>(ctx)?;
-    let a = local_ratio(&channel)
+    let a = randomizer_ratio::<S>(mechanism, ctx)?
         .ok_or_else(|| Error::Unsupported("the mechanism is not ε0-LDP".into()))?;
     let law = reduction
         .count_pair(&a, n, ctx)
@@ -414,7 +508,7 @@ fn reduction_epsilon_in<S: Scalar>(
 /// The reduced experiment's ε in f64 intervals, recomputed in MPFR (128, then 256 bits) when
 /// wider than 1e-9 relative.
 fn reduction_epsilon(
-    mechanism: &Mechanism,
+    mechanism: &Randomizer,
     reduction: Reduction,
     n: u64,
     delta: &Rational,

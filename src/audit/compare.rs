@@ -1,14 +1,24 @@
 //! Published bounds beside the certified ε (Part I Table 6, extended): per n, the certified ε
-//! of the whole mechanism (the profile), of the boundary pair k = 0, and every published bound
-//! with its ratio to the certified ε and whether it holds.
+//! of the mechanism the bound was published for, and every published bound with its ratio to
+//! it and whether it holds.
+//!
+//! * **Binary inputs** (two rows): the exact ε_M(δ), the worst case over every composition k
+//!   (the profile), and the boundary pair k = 0 beside it.
+//! * **More inputs** (`k-rr:k=K,…` is K-ary randomized response on K-valued inputs, which is
+//!   what the k-RR bounds are stated for): the certified range `[lower, upper]` of ε_M(δ) from
+//!   `bounds`.  A bound **holds** when it is at or above the upper end, is **violated** when it
+//!   is below the lower end — a concrete pair of neighbouring datasets (the witness) has a
+//!   larger certified ε — and is **undecided** in between.
 
 use crate::accountants::{Bound, LocalPrivacy, Validity, published_bounds};
 use crate::arith::exact::ExactCtx;
 use crate::audit::verdict::quotient;
+use crate::bounds::range::{BoundsQuery, RangeRow, Target, bounds};
 use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
+use crate::mechanism::randomizer::Randomizer;
 use crate::profile::{Profile, ProfileQuery, ProfileRow, Quantity, profile};
 use crate::query::{Backend, EpsilonJob, PairQuery, answer};
 use rug::Rational;
@@ -16,7 +26,10 @@ use rug::Rational;
 /// A comparison over several n at one δ.
 #[derive(Clone, Debug)]
 pub struct CompareQuery {
-    pub mechanism: Mechanism,
+    /// The randomizer on its whole input domain.
+    pub randomizer: Randomizer,
+    /// Its binary-input mechanism when it has two inputs (the exact profile applies).
+    pub mechanism: Option<Mechanism>,
     pub ns: Vec<u64>,
     pub delta: Rational,
     pub options: PairOptions,
@@ -30,9 +43,10 @@ pub struct CompareQuery {
 pub enum Status {
     /// Certified: `ε_M ≤ bound`.
     Holds,
-    /// Certified: `ε_M > bound` — the bound under-reports.
+    /// Certified: `ε_M > bound` — the bound under-reports (with more than two inputs: a
+    /// concrete neighbouring pair, the witness, has a larger ε).
     Violated,
-    /// The enclosures overlap.
+    /// The enclosures overlap (or the bound lies inside the certified range).
     Undecided,
     /// Outside the theorem's validity: no number.
     Outside,
@@ -68,6 +82,7 @@ impl BoundRow {
             "method": b.method.describe(),
             "valid": matches!(b.validity, Validity::Valid(_)),
             "validity": b.validity.text(),
+            "stated_for": b.stated_for,
             "eps": b.eps.as_ref().map(Enclosure::to_json),
             "ratio_to_certified": self.ratio.as_ref().map(Enclosure::to_json),
             "status": self.status.name(),
@@ -75,19 +90,22 @@ impl BoundRow {
         })
     }
 
-    /// A bound held against the certified ε of the mechanism.
-    pub fn judged(bound: Bound, certified: &Enclosure) -> BoundRow {
+    /// A bound held against the certified ε of the mechanism, enclosed below by `lower` and
+    /// above by `upper` (the same enclosure for the exact profile; the two ends of the range
+    /// otherwise).
+    pub fn judged(bound: Bound, lower: &Enclosure, upper: &Enclosure) -> BoundRow {
         let (ratio, status) = match &bound.eps {
             None => (None, Status::Outside),
             Some(eps) => {
-                let status = if certified.hi() <= eps.lo() {
+                let status = if upper.hi() <= eps.lo() {
                     Status::Holds
-                } else if certified.lo() > eps.hi() {
+                } else if lower.lo() > eps.hi() {
                     Status::Violated
                 } else {
                     Status::Undecided
                 };
-                (quotient(eps, certified), status)
+                let certified = Enclosure::new(lower.lo().clone(), upper.hi().clone());
+                (quotient(eps, &certified), status)
             }
         };
         BoundRow {
@@ -98,80 +116,128 @@ impl BoundRow {
     }
 }
 
+/// The certified ε of the mechanism at one n.
+#[derive(Clone, Debug)]
+pub enum Certified {
+    /// Binary inputs: the profile scan over every k behind the mechanism's ε (its proof, for a
+    /// certificate), and the certified two-sided ε of the boundary pair `(T_{n,0}, T_{n,1})`.
+    Exact {
+        scan: Box<(ProfileQuery, Profile)>,
+        boundary: Enclosure,
+    },
+    /// More inputs: the certified range of ε_M(δ), with the pairs attaining each end.
+    Range(RangeRow),
+}
+
 /// One n.
 #[derive(Clone, Debug)]
 pub struct Comparison {
     pub n: u64,
-    /// The profile scan over every k behind the mechanism's ε (its proof, for a certificate).
-    pub scan: (ProfileQuery, Profile),
-    /// The certified two-sided ε of the boundary pair `(T_{n,0}, T_{n,1})`.
-    pub boundary: Enclosure,
+    pub certified: Certified,
     pub bounds: Vec<BoundRow>,
 }
 
 impl Comparison {
-    /// The certified ε of the mechanism: the profile's row.
-    pub fn mechanism(&self) -> &ProfileRow {
-        &self.scan.1.rows[0]
+    /// The exact profile's row (binary inputs), or `None` for a range.
+    pub fn mechanism(&self) -> Option<&ProfileRow> {
+        match &self.certified {
+            Certified::Exact { scan, .. } => Some(&scan.1.rows[0]),
+            Certified::Range(_) => None,
+        }
+    }
+
+    /// Enclosures of ε_M(δ) from below and from above.
+    pub fn ends(&self) -> (&Enclosure, &Enclosure) {
+        match &self.certified {
+            Certified::Exact { scan, .. } => (&scan.1.rows[0].value, &scan.1.rows[0].value),
+            Certified::Range(row) => (&row.lower.value, &row.upper.value),
+        }
     }
 }
 
 /// The local parameters and one comparison per n.
 pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> {
     crate::exact::curve::check_target(&query.delta)?;
-    let local = LocalPrivacy::of(&query.mechanism)?.ok_or_else(|| {
+    let local = LocalPrivacy::of_randomizer(&query.randomizer)?.ok_or_else(|| {
         Error::Unsupported(format!(
-            "{}: not ε0-LDP for any finite ε0 (an output has probability 0 under one input only); \
+            "{}: not ε0-LDP for any finite ε0 (an output has probability 0 under some inputs only); \
              no published amplification bound applies",
-            query.mechanism.name
+            query.randomizer.name
         ))
     })?;
     let mut out = Vec::new();
     for &n in &query.ns {
-        let scan_query = ProfileQuery {
-            mechanism: query.mechanism.clone(),
-            n,
-            k_range: None,
-            quantities: vec![Quantity::Epsilon(query.delta.clone())],
-            options: query.options.clone(),
-            backend: query.backend,
-            exact_ctx: query.exact_ctx,
-            prune: true,
-            escalate_above: query.escalate_above,
+        let certified = match &query.mechanism {
+            Some(mechanism) => exact_certified(query, mechanism, n)?,
+            None => Certified::Range(
+                bounds(&BoundsQuery {
+                    randomizer: query.randomizer.clone(),
+                    n,
+                    target: Target::Epsilon(query.delta.clone()),
+                    options: query.options.clone(),
+                    backend: query.backend,
+                    escalate_above: query.escalate_above,
+                })?
+                .remove(0),
+            ),
         };
-        let scan = profile(&scan_query, &|_| {})?;
-        let boundary = answer(
-            &PairQuery {
-                mechanism: query.mechanism.clone(),
-                n,
-                k: 0,
-                options: query.options.clone(),
-                backend: query.backend,
-                exact_ctx: query.exact_ctx,
-                escalate_above: query.escalate_above,
-            },
-            &EpsilonJob {
-                delta: query.delta.clone(),
-            },
-        )?
-        .result
-        .two_sided;
+        let comparison = Comparison {
+            n,
+            certified,
+            bounds: Vec::new(),
+        };
+        let (lower, upper) = comparison.ends();
         let bounds = published_bounds(
-            &query.mechanism,
+            &query.randomizer,
             n,
             &query.delta,
             query.options.memory_limit,
             None,
         )?
         .into_iter()
-        .map(|bound| BoundRow::judged(bound, &scan.rows[0].value))
+        .map(|bound| BoundRow::judged(bound, lower, upper))
         .collect();
         out.push(Comparison {
-            n,
-            scan: (scan_query, scan),
-            boundary,
             bounds,
+            ..comparison
         });
     }
     Ok((local, out))
+}
+
+/// The exact ε_M(δ) of a binary-input mechanism (a profile scan over every k) and its boundary
+/// pair's ε.
+fn exact_certified(query: &CompareQuery, mechanism: &Mechanism, n: u64) -> Result<Certified> {
+    let scan_query = ProfileQuery {
+        mechanism: mechanism.clone(),
+        n,
+        k_range: None,
+        quantities: vec![Quantity::Epsilon(query.delta.clone())],
+        options: query.options.clone(),
+        backend: query.backend,
+        exact_ctx: query.exact_ctx,
+        prune: true,
+        escalate_above: query.escalate_above,
+    };
+    let scan = profile(&scan_query, &|_| {})?;
+    let boundary = answer(
+        &PairQuery {
+            mechanism: mechanism.clone(),
+            n,
+            k: 0,
+            options: query.options.clone(),
+            backend: query.backend,
+            exact_ctx: query.exact_ctx,
+            escalate_above: query.escalate_above,
+        },
+        &EpsilonJob {
+            delta: query.delta.clone(),
+        },
+    )?
+    .result
+    .two_sided;
+    Ok(Certified::Exact {
+        scan: Box::new((scan_query, scan)),
+        boundary,
+    })
 }

@@ -407,6 +407,30 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
         .collect())
 }
 
+/// The exact value (δ at each threshold, or ε at the target δ) of one concrete neighbouring
+/// pair `(x1, x2, …, x2) ≃ (x1′, x2, …, x2)`, in the direction `x1 → x1′`: the lower bound's
+/// sum for that one triple (`verify` re-derives a recorded witness with it).
+pub fn concrete_pair(
+    q: &BoundsQuery,
+    x1: usize,
+    x1_prime: usize,
+    x2: usize,
+) -> Result<Vec<Enclosure>> {
+    let exact = Exact::of(&q.randomizer)?;
+    let (classes, gamma) = exact.reference_classes(x1, x1_prime, x2);
+    let job = SumJob {
+        classes,
+        gamma,
+        query: q,
+    };
+    Ok(compute(&job)?
+        .result
+        .0
+        .into_iter()
+        .map(|[forward, _]| forward)
+        .collect())
+}
+
 impl BoundsQuery {
     fn target_len(&self) -> usize {
         match &self.target {

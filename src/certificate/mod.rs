@@ -11,7 +11,8 @@
 use crate::arith::exact::ExactCtx;
 use crate::error::{Error, Result};
 use crate::exact::pair::{Engine, PairOptions};
-use crate::mechanism::Mechanism;
+use crate::mechanism::randomizer::Randomizer;
+use crate::mechanism::{FamilyMeaning, Mechanism};
 use crate::query::Backend;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -134,10 +135,49 @@ impl Settings {
     }
 }
 
+/// What a certificate is about: a binary-input mechanism, or a randomizer on any input domain
+/// (recorded with `inputs` and `rows`).
+#[derive(Clone, Copy)]
+pub enum Subject<'a> {
+    Mechanism(&'a Mechanism),
+    Randomizer(&'a Randomizer),
+}
+
+impl<'a> From<&'a Mechanism> for Subject<'a> {
+    fn from(m: &'a Mechanism) -> Self {
+        Subject::Mechanism(m)
+    }
+}
+
+impl Subject<'_> {
+    fn source(&self) -> Option<&crate::mechanism::MechanismSource> {
+        match self {
+            Subject::Mechanism(m) => m.source.as_ref(),
+            Subject::Randomizer(r) => r.source.as_ref(),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Subject::Mechanism(m) => m.to_json(),
+            Subject::Randomizer(r) => r.to_json(),
+        }
+    }
+}
+
+/// How a certificate's family strings are read: 0.1.x wrote `k-rr:k=K,…` for the binary-input
+/// restriction, which 0.2.0 writes `k-rr:k=K,…,inputs=2` (CHANGELOG.md).
+pub fn family_meaning(cert: &Value) -> FamilyMeaning {
+    match cert["tool"]["version"].as_str() {
+        Some(v) if v.starts_with("0.1.") => FamilyMeaning::Legacy,
+        _ => FamilyMeaning::Current,
+    }
+}
+
 /// The parts of a certificate a command provides.
 pub struct Parts<'a> {
     pub command: &'static str,
-    pub mechanism: &'a Mechanism,
+    pub mechanism: Subject<'a>,
     pub settings: Settings,
     /// The claims, for audits.
     pub claims: Option<Value>,
@@ -148,8 +188,8 @@ pub struct Parts<'a> {
 }
 
 /// The mechanism as a certificate records it: as given, and exactly.
-fn mechanism_json(m: &Mechanism, exact: Value) -> Result<Value> {
-    let source = m.source.as_ref().ok_or_else(|| {
+fn mechanism_json(m: Subject<'_>, exact: Value) -> Result<Value> {
+    let source = m.source().ok_or_else(|| {
         Error::Internal("a certificate needs the mechanism as the user gave it".into())
     })?;
     Ok(json!({ "given": source.spec, "text": source.text, "exact": exact }))

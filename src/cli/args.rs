@@ -1,39 +1,70 @@
 //! Raw command-line arguments (clap).  Validation into library types happens in
 //! [`super::validate`]; nothing here interprets numbers.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 /// Certified privacy curves for the shuffle model of differential privacy.
 ///
 /// Every number printed as an interval [lo, hi] (JSON: {"lo", "hi"}) is proven to contain the
-/// true value.  P = T_{n,k} and Q = T_{n,k+1} are the laws of the shuffled histogram when k
-/// and k + 1 of the n users hold a 1; "qp" is δ_{Q‖P}, "pq" the reverse.
+/// true value.  For a binary-input mechanism, P = T_{n,k} and Q = T_{n,k+1} are the laws of the
+/// shuffled histogram when k and k + 1 of the n users hold input 1; "qp" is δ_{Q‖P}, "pq" the
+/// reverse.  `k-rr:k=K,…` is K-ary randomized response on K-valued inputs (`inputs=2`: its
+/// binary-input restriction); every report states its input domain first.
 #[derive(Debug, Parser)]
 #[command(name = "shufflecert", version, about, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Print every enclosure as [lo, hi] in full (text reports; by default the digits both ends
+    /// share are printed once, as in 0.10537258[61, 62]).
+    #[arg(long, global = true)]
+    pub wide: bool,
+
+    /// Print at most this many significant digits per enclosure in text reports (rounded
+    /// outward, so still certified; JSON and certificates keep every digit).
+    #[arg(long, global = true, value_name = "N")]
+    pub digits: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// δ(ε) of the pair in both directions, at one or more ε.
+    #[command(override_usage = PAIR_USAGE_DELTA)]
     Delta(DeltaArgs),
     /// The smallest ε ≥ 0 with δ(ε) ≤ D, in both directions and two-sided.
+    #[command(override_usage = PAIR_USAGE_EPSILON)]
     Epsilon(EpsilonArgs),
     /// TV, KL (both ways), JSD, χ², squared Hellinger and Rényi divergences of the pair.
+    #[command(override_usage = PAIR_USAGE_DIVERGENCES)]
     Divergences(DivergenceArgs),
-    /// The mechanism's guarantee: the worst case over every composition k (δ_M at ε, or ε at δ).
+    /// The mechanism's guarantee: the worst case over every composition k (δ_M at ε, or ε at δ)
+    /// of a binary-input mechanism.
+    #[command(
+        override_usage = "shufflecert profile -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D[,D…] | --renyi-order A[,A…]) [OPTIONS]"
+    )]
     Profile(ProfileArgs),
     /// The constants of Part I §3 and §6 (I_π, I_π^mix, χ², score, μ3, μ_n), exactly.
+    #[command(
+        override_usage = "shufflecert constants -m SPEC (--pi P | --n N --k K | --pi-range A..B) [OPTIONS]"
+    )]
     Constants(ConstantsArgs),
     /// Hold every asymptotic prediction of Part I against the certified value it approximates.
+    #[command(
+        override_usage = "shufflecert check -m SPEC --n N --k K (--t T[,T…] | --eps E[,E…]) [OPTIONS]\n       shufflecert check -m SPEC --n N --eps E[,E…] [OPTIONS]   (no --k: the shuffle index against `bounds`)",
+        mut_arg("certificate", |a| a.hide(true)),
+        mut_arg("experiment", |a| a.hide(true)),
+        mut_arg("background", |a| a.hide(true)),
+        mut_arg("switch", |a| a.hide(true))
+    )]
     Check(CheckArgs),
     /// Verdicts on other accountants' claims: each proven sound, refuted with a witness, or
     /// undecided; with how tight each decided claim is.
+    #[command(override_usage = "shufflecert audit -m SPEC --claims FILE [OPTIONS]")]
     Audit(AuditArgs),
     /// Published amplification bounds (FMT21, FMT23, Wang et al., Balle et al.) beside the
-    /// certified ε of the mechanism and of the boundary pair, per n (Part I Table 6, extended).
+    /// certified ε of the mechanism they were published for, per n (Part I Table 6, extended).
+    #[command(override_usage = "shufflecert compare -m SPEC --n N[,N…] --delta D [OPTIONS]")]
     Compare(CompareArgs),
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
     /// result re-derived by independent routes.
@@ -41,14 +72,25 @@ pub enum Command {
     /// A certified range [lower, upper] of the mechanism's δ_M(ε) (or ε_M(δ)) for a randomizer
     /// on any finite input domain: the blanket divergence above, concrete neighbouring pairs
     /// below, and the shuffle index χ.
+    #[command(
+        override_usage = "shufflecert bounds -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D) [OPTIONS]",
+        mut_arg("certificate", |a| a.hide(true)),
+        mut_arg("engine", |a| a.hide(true))
+    )]
     Bounds(BoundsArgs),
     /// A mechanism sequence against its Part III limit: the quotient geometry, which part of
     /// Theorem 3.1 covers it, and per n the certified finite-n δ, the certified limit δ, their
     /// gap and its observed order beside the proved one.
+    #[command(
+        override_usage = "shufflecert limit --family SEQ --n N1,N2,… (--eps E[,E…] | --exp-eps C[,C…]) [--k-rule RULE] [--json]"
+    )]
     Limit(LimitArgs),
     /// Part III §8 diagnostic: the certified Poisson-shift (or Skellam-shift) curve against the
     /// Gaussian shift N(0,1) vs N(c,1), c = λ^{-1/2}, as λ grows: the enclosed gap, gap/c and the
     /// order observed (Theorem 8.1 proves O(c) with a constant that is not explicit).
+    #[command(
+        override_usage = "shufflecert berry-esseen --lambda L[,L…] (--eps E[,E…] | --t T[,T…]) [--pi P] [--precision BITS] [--json]"
+    )]
     BerryEsseen(BerryEsseenArgs),
     /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
     /// profile: checks that they agree and cover 0..n−1 exactly once.
@@ -56,9 +98,11 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").args(["eps", "exp_eps", "delta"]).required(true).multiple(true)))]
 pub struct BoundsArgs {
-    /// Randomizer: a mechanism file or family string, a file with `inputs` and one row per input,
-    /// or `k-rr:k=K,exp_eps0=C,inputs=I`.
+    /// Randomizer: a family string (`k-rr:k=K,exp_eps0=C` is K-ary randomized response on K
+    /// inputs; `inputs=I` restricts it to inputs 0..I−1), a file with `inputs` and one row per
+    /// input, or a binary-input mechanism file.
     #[arg(long, short = 'm', value_name = "SPEC")]
     pub mechanism: String,
 
@@ -88,18 +132,14 @@ pub struct BoundsArgs {
     pub exp_eps: Option<String>,
 
     /// Target δ, strictly between 0 and 1: bound ε_M(δ).
-    #[arg(
-        long,
-        value_name = "D",
-        allow_hyphen_values = true,
-        required_unless_present_any = ["eps", "exp_eps"]
-    )]
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: Option<String>,
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").args(["eps", "exp_eps"]).required(true).multiple(true)))]
 pub struct LimitArgs {
-    /// The sequence W^(n): `binary-rr:exp_eps0=n/C`, `k-rr:k=K,exp_eps0=n/C`, or a TOML/JSON
+    /// The sequence W^(n): `binary-rr:exp_eps0=n/C`, `k-rr:k=K,exp_eps0=n/C,inputs=2`, or a TOML/JSON
     /// file with w0, w1 entries "a" or ["a", "b"] meaning a + b/n.
     #[arg(long, value_name = "SPEC")]
     pub family: String,
@@ -114,12 +154,7 @@ pub struct LimitArgs {
     pub k_rule: String,
 
     /// ε values (exact decimals ≥ 0), comma-separated.
-    #[arg(
-        long,
-        value_name = "E[,E…]",
-        required_unless_present = "exp_eps",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
     pub eps: Option<String>,
 
     /// e^ε values given directly as rationals ≥ 1, comma-separated.
@@ -132,19 +167,14 @@ pub struct LimitArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").args(["eps", "t"]).required(true)))]
 pub struct BerryEsseenArgs {
     /// Poisson intensities λ > 0, comma-separated (c = λ^{-1/2}).
     #[arg(long, value_name = "L[,L…]", allow_hyphen_values = true)]
     pub lambda: String,
 
     /// Compare at these fixed ε (exact decimals ≥ 0), as in Corollary 8.2.
-    #[arg(
-        long,
-        value_name = "E[,E…]",
-        allow_hyphen_values = true,
-        conflicts_with = "t",
-        required_unless_present = "t"
-    )]
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
     pub eps: Option<String>,
 
     /// Compare on the local scale ε = t·c (exact decimals ≥ 0), where neither curve vanishes.
@@ -224,13 +254,14 @@ pub struct AuditArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("at").args(["pi", "n", "pi_range"]).required(true).multiple(true)))]
 pub struct ConstantsArgs {
-    /// Mechanism: a TOML/JSON file or a family string.
+    /// Binary-input mechanism: a TOML/JSON file or a family string (`k-rr:k=K,…,inputs=2`).
     #[arg(long, short = 'm', value_name = "SPEC")]
     pub mechanism: String,
 
     /// The composition π ∈ [0, 1] (exact decimal or fraction).
-    #[arg(long, value_name = "P", allow_hyphen_values = true, conflicts_with_all = ["n", "k"], required_unless_present_any = ["n", "pi_range"])]
+    #[arg(long, value_name = "P", allow_hyphen_values = true, conflicts_with_all = ["n", "k"])]
     pub pi: Option<String>,
 
     /// Number of users (with --k: π = k/n, and μ_n = √(I_π/n) is reported).
@@ -255,18 +286,13 @@ pub struct ConstantsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("points").args(["t", "eps"]).required(true)))]
 pub struct CheckArgs {
     #[command(flatten)]
     pub pair: PairArgs,
 
     /// Points on the local scale, ε = tμ_n (exact decimals ≥ 0), comma-separated.
-    #[arg(
-        long,
-        value_name = "T[,T…]",
-        allow_hyphen_values = true,
-        conflicts_with = "eps",
-        required_unless_present = "eps"
-    )]
+    #[arg(long, value_name = "T[,T…]", allow_hyphen_values = true)]
     pub t: Option<String>,
 
     /// Points given as ε instead (t = ε/μ_n at the given n).
@@ -298,7 +324,8 @@ pub struct PairArgs {
     pub common: CommonArgs,
 
     /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
-    /// `k-rr:k=4,exp_eps0=3`.
+    /// `k-rr:k=4,exp_eps0=3` (4-ary randomized response on 4 inputs: with --k add `inputs=2`
+    /// for its binary-input restriction, or give --background and --switch).
     #[arg(
         long,
         short = 'm',
@@ -344,7 +371,8 @@ pub struct PairArgs {
 #[derive(Debug, Args)]
 pub struct MechanismArg {
     /// Mechanism: a TOML/JSON file, or a family string such as `binary-rr:eps0=1` or
-    /// `k-rr:k=4,exp_eps0=3`.
+    /// `k-rr:k=4,exp_eps0=3` (4-ary randomized response on 4 inputs; `inputs=2`: its
+    /// binary-input restriction).
     #[arg(long, short = 'm', value_name = "SPEC")]
     pub mechanism: String,
 }
@@ -406,17 +434,13 @@ pub struct CommonArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("thresholds").args(["eps", "exp_eps"]).required(true).multiple(true)))]
 pub struct DeltaArgs {
     #[command(flatten)]
     pub pair: PairArgs,
 
     /// ε values (exact decimals ≥ 0), comma-separated.
-    #[arg(
-        long,
-        value_name = "E[,E…]",
-        required_unless_present = "exp_eps",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
     pub eps: Option<String>,
 
     /// e^ε values given directly as rationals ≥ 1 (e.g. 3/2), comma-separated.
@@ -460,6 +484,7 @@ pub struct DivergenceArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("target").args(["eps", "exp_eps", "delta", "renyi_order"]).required(true).multiple(true)))]
 pub struct ProfileArgs {
     #[command(flatten)]
     pub mechanism: MechanismArg,
@@ -481,7 +506,7 @@ pub struct ProfileArgs {
 
     /// Target δ values, strictly between 0 and 1, comma-separated: report the smallest ε with
     /// δ_M(ε) ≤ δ for each.
-    #[arg(long, value_name = "D[,D…]", allow_hyphen_values = true, required_unless_present_any = ["eps", "exp_eps", "renyi_order"])]
+    #[arg(long, value_name = "D[,D…]", allow_hyphen_values = true)]
     pub delta: Option<String>,
 
     /// Rényi orders α > 1, comma-separated: report the Rényi profile, the largest D_α over every
@@ -525,3 +550,16 @@ pub enum EngineArg {
     Window,
     Binary,
 }
+
+/// The usage lines of the pair commands: a binary-input mechanism's pair, a randomizer's pair on
+/// a background, or a limit experiment.
+const PAIR_USAGE_DELTA: &str = "shufflecert delta -m SPEC --n N --k K (--eps E[,E…] | --exp-eps C[,C…]) [OPTIONS]
+       shufflecert delta -m SPEC --n N --background X=C[,X=C…] --switch X1:X1' (--eps E[,E…] | --exp-eps C[,C…]) [OPTIONS]
+       shufflecert delta --experiment EXP (--eps E[,E…] | --exp-eps C[,C…]) [OPTIONS]";
+const PAIR_USAGE_EPSILON: &str = "shufflecert epsilon -m SPEC --n N --k K --delta D [OPTIONS]
+       shufflecert epsilon -m SPEC --n N --background X=C[,X=C…] --switch X1:X1' --delta D [OPTIONS]
+       shufflecert epsilon --experiment EXP --delta D [OPTIONS]";
+const PAIR_USAGE_DIVERGENCES: &str =
+    "shufflecert divergences -m SPEC --n N --k K [--renyi-order A[,A…]] [OPTIONS]
+       shufflecert divergences -m SPEC --n N --background X=C[,X=C…] --switch X1:X1' [OPTIONS]
+       shufflecert divergences --experiment EXP [OPTIONS]";

@@ -3,9 +3,9 @@
 //! printed (a certificate that cannot be written is an error, and then nothing is reported).
 
 use crate::audit::claims::Claim;
-use crate::audit::compare::{CompareQuery, Comparison};
+use crate::audit::compare::{Certified, CompareQuery, Comparison};
 use crate::audit::{Audit, AuditQuery};
-use crate::certificate::{Parts, Settings, seal};
+use crate::certificate::{Parts, Settings, Subject, seal};
 use crate::enclosure::{bound_text, with_exact_endpoints};
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
@@ -108,7 +108,7 @@ pub fn pair_parts<'a, R>(
     }
     Parts {
         command,
-        mechanism: &q.mechanism,
+        mechanism: (&q.mechanism).into(),
         settings: settings(q.backend, q.exact_ctx, &q.options, q.escalate_above),
         claims: None,
         report,
@@ -178,7 +178,7 @@ pub fn audit_parts<'a>(
         .collect();
     Parts {
         command: "audit",
-        mechanism: &query.mechanism,
+        mechanism: (&query.mechanism).into(),
         settings: settings(
             query.backend,
             query.exact_ctx,
@@ -203,26 +203,51 @@ fn scan_json(query: &ProfileQuery, profile: &Profile) -> Value {
     })
 }
 
-/// The parts of a comparison's certificate: per n, the scan behind the mechanism's ε.
+/// The parts of a comparison's certificate: per n, the scan behind the mechanism's ε (binary
+/// inputs), or the certified range with its witness pair (more inputs).
 pub fn compare_parts<'a>(query: &'a CompareQuery, rows: &[Comparison], report: Value) -> Parts<'a> {
     let mut notes = vec!["reference-accountants.md", "epsilon-for-delta.md"];
+    let settings = settings(
+        query.backend,
+        query.exact_ctx,
+        &query.options,
+        query.escalate_above,
+    );
+    let Some(mechanism) = &query.mechanism else {
+        notes.extend([
+            "blanket-bounds.md",
+            "background-pairs.md",
+            "ordered-curves.md",
+        ]);
+        return Parts {
+            command: "compare",
+            mechanism: Subject::Randomizer(&query.randomizer),
+            settings,
+            claims: None,
+            report,
+            method: json!({
+                "route": "per n: the certified range of eps_M(delta) by `bounds` (upper: the blanket divergence over every ordered pair of inputs; lower: the exact eps of the concrete neighbouring pair that attains it), and every published bound in MPFR interval arithmetic; each bound holds above the upper end, is violated below the lower end (the lower pair is the witness), undecided in between",
+            }),
+            proofs_notes: notes,
+        };
+    };
     for c in rows {
-        notes.extend(profile_notes(&c.scan.0, &c.scan.1));
+        if let Certified::Exact { scan, .. } = &c.certified {
+            notes.extend(profile_notes(&scan.0, &scan.1));
+        }
     }
     Parts {
         command: "compare",
-        mechanism: &query.mechanism,
-        settings: settings(
-            query.backend,
-            query.exact_ctx,
-            &query.options,
-            query.escalate_above,
-        ),
+        mechanism: mechanism.into(),
+        settings,
         claims: None,
         report,
         method: json!({
             "route": "per n: the mechanism's ε by a profile scan over every k, the boundary pair's ε by the pair engine, and every published bound in MPFR interval arithmetic (closed forms, certified inversions, reduced experiments)",
-            "scans": rows.iter().map(|c| scan_json(&c.scan.0, &c.scan.1)).collect::<Vec<_>>(),
+            "scans": rows.iter().filter_map(|c| match &c.certified {
+                Certified::Exact { scan, .. } => Some(scan_json(&scan.0, &scan.1)),
+                Certified::Range(_) => None,
+            }).collect::<Vec<_>>(),
         }),
         proofs_notes: notes,
     }

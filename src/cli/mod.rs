@@ -46,13 +46,34 @@ fn unsound_failure(verdicts: &[crate::audit::verdict::Verdict]) -> Option<String
     })
 }
 
-/// Runs one command.
+/// Runs one command, its text reports in the style `--wide` and `--digits` ask for.
 pub fn run(cli: &Cli) -> Result<Outcome> {
+    let digits = match &cli.digits {
+        None => None,
+        Some(text) => match validate::whole("--digits", text)? {
+            d @ 2..=120 => Some(d as u32),
+            d => {
+                return Err(Error::argument(
+                    "--digits",
+                    format!("must be between 2 and 120 significant digits, got {d}"),
+                ));
+            }
+        },
+    };
+    let style = crate::enclosure::TextStyle {
+        wide: cli.wide,
+        digits,
+    };
+    crate::enclosure::with_text_style(style, || run_command(cli))
+}
+
+/// Runs one command.
+fn run_command(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
     match &cli.command {
         Command::Delta(a) => {
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
-            let source = validate::pair_source(&a.pair)?;
+            let source = validate::pair_source(&a.pair, "delta")?;
             if !matches!(source, Source::Mechanism(_)) {
                 for (given, flag) in [
                     (a.tv_ball.is_some(), "--tv-ball"),
@@ -137,7 +158,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             let job = EpsilonJob {
                 delta: delta.clone(),
             };
-            let query = match validate::pair_source(&a.pair)? {
+            let query = match validate::pair_source(&a.pair, "epsilon")? {
                 Source::Mechanism(q) => q,
                 Source::Background(b) => {
                     let computed = answer(&b, &job)?;
@@ -173,7 +194,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Command::Divergences(a) => {
             let renyi_orders = validate::rational_list("--renyi-order", &a.renyi_order)?;
             let job = DivergenceJob { renyi_orders };
-            let query = match validate::pair_source(&a.pair)? {
+            let query = match validate::pair_source(&a.pair, "divergences")? {
                 Source::Mechanism(q) => q,
                 Source::Background(b) => {
                     let computed = answer(&b, &job)?;
@@ -301,7 +322,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                     path,
                     crate::certificate::Parts {
                         command: "profile",
-                        mechanism: &query.mechanism,
+                        mechanism: (&query.mechanism).into(),
                         settings: certify::settings(
                             query.backend,
                             query.exact_ctx,
@@ -322,7 +343,11 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Constants(a) => {
-            let mechanism = crate::mechanism::load_mechanism(&a.mechanism)?;
+            let mechanism = validate::binary_mechanism(
+                &a.mechanism,
+                "constants",
+                validate::instead::CONSTANTS,
+            )?;
             let (pi, n) = match (&a.pi, &a.n, &a.k) {
                 (Some(p), _, _) => (Some(validate::composition("--pi", p)?), None),
                 (None, Some(n), Some(k)) => {
@@ -446,7 +471,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                     path,
                     crate::certificate::Parts {
                         command: "profile",
-                        mechanism: &query.mechanism,
+                        mechanism: (&query.mechanism).into(),
                         settings: merged.settings.clone(),
                         claims: None,
                         report: with_exact_endpoints(|| output::profile_json(query, result)),
@@ -596,14 +621,83 @@ fn constants_range(
     })
 }
 
+/// The report on stdout: JSON (with the tool, its version and the report schema's id), or text
+/// folded to [`TEXT_WIDTH`] columns.
 fn render(
     json: bool,
     as_json: impl FnOnce() -> serde_json::Value,
     as_text: impl FnOnce() -> String,
 ) -> String {
     if json {
-        serde_json::to_string_pretty(&as_json()).expect("JSON values serialise") + "\n"
+        let mut v = as_json();
+        if let Some(map) = v.as_object_mut() {
+            map.insert("tool".into(), "shufflecert".into());
+            map.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+            map.insert("schema".into(), REPORT_SCHEMA_ID.into());
+        }
+        serde_json::to_string_pretty(&v).expect("JSON values serialise") + "\n"
     } else {
-        as_text()
+        fold(&as_text(), TEXT_WIDTH)
+    }
+}
+
+/// The id of `schema/report-v1.schema.json`, which every JSON report names.
+pub const REPORT_SCHEMA_ID: &str = "shufflecert/report/v1";
+
+/// Text reports fit this many columns.
+pub const TEXT_WIDTH: usize = 100;
+
+/// Every line longer than `width` columns broken at spaces, continued with its own indent plus
+/// two spaces (a word longer than a line stays whole).
+fn fold(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, newline) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out += line;
+            continue;
+        }
+        let indent: String = body.chars().take_while(|c| *c == ' ').collect();
+        let continuation = format!("{indent}  ");
+        let mut current = String::new();
+        for word in body.trim_start().split(' ') {
+            let prefix = if current.is_empty() { &indent } else { "" };
+            let candidate_len = current.chars().count() + word.chars().count() + 1;
+            if !current.is_empty() && candidate_len > width {
+                out += current.trim_end();
+                out += "\n";
+                current = continuation.clone();
+            } else if !current.is_empty() {
+                current.push(' ');
+            }
+            current += prefix;
+            current += word;
+        }
+        out += current.trim_end();
+        out += newline;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_lines_fold_at_spaces() {
+        let text = format!("{}\nshort\n  {}\n", "word ".repeat(30), "x".repeat(120));
+        let folded = super::fold(&text, 100);
+        assert!(
+            folded
+                .lines()
+                .all(|l| l.chars().count() <= 100 || !l.trim().contains(' '))
+        );
+        assert!(folded.contains("\nshort\n"));
+        assert!(folded.lines().nth(1).unwrap().starts_with("  word"));
+        assert_eq!(
+            folded.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
     }
 }

@@ -69,8 +69,59 @@ pub struct Common {
     pub escalate_above: Option<f64>,
 }
 
-/// Validates the shared options and loads the mechanism.
-pub fn common(args: &CommonArgs, mechanism: &str) -> Result<Common> {
+/// What answers a randomizer with more than two inputs, for the refusal of a command that
+/// answers binary-input mechanisms only.
+pub mod instead {
+    pub const PAIR: &str = "for one neighbouring pair of this randomizer give --background LABEL=COUNT,… --switch X1:X1' instead of --k, and for its worst case over every dataset run `bounds`";
+    pub const PROFILE: &str = "for this randomizer `bounds` certifies the range [lower, upper] of its worst case δ_M(ε) or ε_M(δ)";
+    pub const CHECK: &str = "without --k, `check` holds the shuffle index's predictions against the certified range of `bounds`";
+    pub const CONSTANTS: &str = "the Fisher constants of Part I §3 are defined for a pair of inputs; `bounds` and `check` without --k take the whole randomizer";
+}
+
+/// A binary-input mechanism for a command that answers only for binary inputs: a randomizer
+/// with more inputs is refused in one line that names what answers it (`instead`) and, for a
+/// family, its binary-input restriction `inputs=2`.  Never a narrower question answered
+/// silently.
+pub fn binary_mechanism(spec: &str, command: &str, instead: &str) -> Result<Mechanism> {
+    // A family names its inputs without its table (k-RR with a million symbols is refused at
+    // once, not after building a million rows).
+    let (name, domain) = match crate::mechanism::randomizer::family_inputs(spec)? {
+        Some(2) => return load_mechanism(spec),
+        Some(count) => (
+            spec.to_string(),
+            format!("{count} inputs {{0, 1, …, {}}}", count.saturating_sub(1)),
+        ),
+        None => {
+            let randomizer = load_randomizer(spec)?;
+            if randomizer.input_count() <= 2 {
+                return load_mechanism(spec);
+            }
+            (randomizer.name.clone(), randomizer.domain_text())
+        }
+    };
+    let restriction = if crate::mechanism::parse::is_family_string(spec) {
+        let base: Vec<&str> = spec
+            .split(',')
+            .filter(|part| !part.trim_start().starts_with("inputs="))
+            .collect();
+        format!(
+            "; its binary-input restriction is {},inputs=2",
+            base.join(",")
+        )
+    } else {
+        String::new()
+    };
+    Err(Error::argument(
+        "--mechanism",
+        format!(
+            "{name} is a randomizer on {domain}, and `{command}` answers binary-input mechanisms only: {instead}{restriction}"
+        ),
+    ))
+}
+
+/// Validates the shared options and loads the binary-input mechanism (see
+/// [`binary_mechanism`]).
+pub fn common(args: &CommonArgs, mechanism: &str, command: &str, instead: &str) -> Result<Common> {
     let Settings {
         options,
         backend,
@@ -78,7 +129,7 @@ pub fn common(args: &CommonArgs, mechanism: &str) -> Result<Common> {
         escalate_above,
     } = settings(args)?;
     Ok(Common {
-        mechanism: load_mechanism(mechanism)?,
+        mechanism: binary_mechanism(mechanism, command, instead)?,
         options,
         backend,
         exact_ctx,
@@ -268,8 +319,8 @@ pub fn background_query(args: &PairArgs) -> Result<BackgroundQuery> {
     })
 }
 
-/// The question about one pair.
-pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
+/// The question about one pair of a binary-input mechanism, for `command`.
+pub fn pair_query(args: &PairArgs, command: &str) -> Result<PairQuery> {
     let (Some(mechanism), Some(n)) = (&args.mechanism, &args.n) else {
         return Err(Error::argument(
             "--experiment",
@@ -285,7 +336,12 @@ pub fn pair_query(args: &PairArgs) -> Result<PairQuery> {
     let n = whole("--n", n)?;
     let k = whole("--k", k)?;
     check_composition(n, k)?;
-    let c = common(&args.common, mechanism)?;
+    let instead = if command == "check" {
+        instead::CHECK
+    } else {
+        instead::PAIR
+    };
+    let c = common(&args.common, mechanism, command, instead)?;
     Ok(PairQuery {
         mechanism: c.mechanism,
         n,
@@ -306,12 +362,12 @@ pub enum Source {
 
 /// The pair of a mechanism, of a randomizer with a background (`--background`), or a limit
 /// experiment (`--experiment`).
-pub fn pair_source(args: &PairArgs) -> Result<Source> {
+pub fn pair_source(args: &PairArgs, command: &str) -> Result<Source> {
     if args.background.is_some() {
         return background_query(args).map(Source::Background);
     }
     let Some(spec) = &args.experiment else {
-        return pair_query(args).map(Source::Mechanism);
+        return pair_query(args, command).map(Source::Mechanism);
     };
     let experiment = load_experiment(spec)?;
     let c = &args.common;
@@ -405,7 +461,12 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
             quantities.push(q);
         }
     }
-    let c = common(&args.common, &args.mechanism.mechanism)?;
+    let c = common(
+        &args.common,
+        &args.mechanism.mechanism,
+        "profile",
+        instead::PROFILE,
+    )?;
     Ok((
         ProfileQuery {
             mechanism: c.mechanism,
@@ -448,7 +509,7 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
         }));
     }
     let (text, claims) = read_claims(&args.claims)?;
-    let c = common(&args.common, spec)?;
+    let c = common(&args.common, spec, "audit", instead::PROFILE)?;
     Ok(Audited::Profile(
         AuditQuery {
             mechanism: c.mechanism,
@@ -475,9 +536,43 @@ pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
     let ns = sizes(&args.n)?;
     let delta = rational("--delta", &args.delta)?;
     crate::exact::curve::check_target(&delta)?;
-    let c = common(&args.common, &args.mechanism.mechanism)?;
+    let spec = &args.mechanism.mechanism;
+    let randomizer = load_randomizer(spec)?;
+    if randomizer.input_count() > 2 {
+        // The published bounds are held against the certified range of the randomizer on its
+        // whole input domain (`bounds`).
+        require_rational_randomizer(&randomizer)?;
+        no_engine_choice(&args.common)?;
+        if args.common.certificate.is_some() {
+            if !matches!(args.common.backend, BackendArg::Interval) {
+                return Err(Error::argument(
+                    "--certificate",
+                    "a compare on a randomizer with more than two inputs is certified with the interval backend only (verify confirms its range at 128 bits)",
+                ));
+            }
+            if ns.iter().any(|&n| n < 2) {
+                return Err(Error::argument(
+                    "--certificate",
+                    "a compare on a randomizer with more than two inputs is certified for n ≥ 2 (its witness is a pair of datasets of at least two users)",
+                ));
+            }
+        }
+        let c = settings(&args.common)?;
+        return Ok(CompareQuery {
+            randomizer,
+            mechanism: None,
+            ns,
+            delta,
+            options: c.options,
+            backend: c.backend,
+            exact_ctx: c.exact_ctx,
+            escalate_above: c.escalate_above,
+        });
+    }
+    let c = common(&args.common, spec, "compare", instead::PROFILE)?;
     Ok(CompareQuery {
-        mechanism: c.mechanism,
+        randomizer: Randomizer::from_mechanism(c.mechanism.clone()),
+        mechanism: Some(c.mechanism),
         ns,
         delta,
         options: c.options,
@@ -643,7 +738,7 @@ pub fn check_query(args: &CheckArgs) -> Result<CheckQuery> {
         return Err(Error::argument("--n-sweep", "every n must be at least 1"));
     }
     Ok(CheckQuery {
-        pair: pair_query(&args.pair)?,
+        pair: pair_query(&args.pair, "check")?,
         points,
         sweep,
         plot_samples: if args.plot.is_some() { 48 } else { 0 },

@@ -199,7 +199,7 @@ mod tests {
     #[test]
     fn a_binary_background_is_the_pair_engine() {
         // Two inputs: the background (n − 1 − k, k) is the pair (T_{n,k}, T_{n,k+1}).
-        let r = load_randomizer("k-rr:k=3,exp_eps0=2").unwrap();
+        let r = load_randomizer("k-rr:k=3,exp_eps0=2,inputs=2").unwrap();
         let m = r.pair(0, 1).unwrap();
         let ctx = ExactCtx::default();
         for (n, k) in [(1u64, 0u64), (4, 0), (6, 2), (5, 4)] {

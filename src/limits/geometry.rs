@@ -410,7 +410,7 @@ mod tests {
 
     #[test]
     fn single_dominant_k_rr() {
-        let s = load_sequence("k-rr:k=3,exp_eps0=n/2").unwrap();
+        let s = load_sequence("k-rr:k=3,exp_eps0=n/2,inputs=2").unwrap();
         let g = Geometry::of(&s, &Rational::new()).unwrap();
         assert_eq!(g.dominant, [vec![0], vec![1]]);
         assert_eq!(g.dims, [0, 0, 0]);

@@ -1,7 +1,8 @@
 //! Mechanism sequences `W^{(n)}` and composition rules `k_n` (Part III Definition 2.8): the
 //! regimes of Theorem 3.1 are statements about sequences, so `limit` takes one.
 //!
-//! * `binary-rr:exp_eps0=n/C` and `k-rr:k=K,exp_eps0=n/C`: randomized response with
+//! * `binary-rr:exp_eps0=n/C` and `k-rr:k=K,exp_eps0=n/C,inputs=2` (the binary-input
+//!   restriction; Part III's pairs have two inputs): randomized response with
 //!   `e^{ε0} = n/C`, whose non-truthful outputs have probability `C/(n + C(k−1)) = C/n + O(n⁻²)`.
 //! * A TOML/JSON file whose entries are exact strings `"a"` or pairs `["a", "b"]` meaning
 //!   `W_b^{(n)}(y) = a + b/n` exactly:
@@ -179,7 +180,7 @@ fn family_sequence(spec: &str, family: &str, params: &str) -> Result<MechanismSe
         field: field.to_string(),
         message,
     };
-    let (mut k, mut c) = (None, None);
+    let (mut k, mut c, mut inputs) = (None, None, None);
     for part in params.split(',').filter(|p| !p.trim().is_empty()) {
         let Some((key, value)) = part.split_once('=') else {
             return Err(err(part.trim(), "expected key=value".into()));
@@ -218,10 +219,19 @@ fn family_sequence(spec: &str, family: &str, params: &str) -> Result<MechanismSe
                 })?;
                 c = Some(v);
             }
+            "inputs" => {
+                if inputs.is_some() {
+                    return Err(err("inputs", "given twice".into()));
+                }
+                inputs =
+                    Some(value.parse::<u32>().map_err(|_| {
+                        err("inputs", format!("must be a whole number, got {value}"))
+                    })?);
+            }
             other => {
                 return Err(err(
                     other,
-                    "unknown parameter; expected k (k-rr) and exp_eps0=n/C".into(),
+                    "unknown parameter; expected k (k-rr), exp_eps0=n/C and inputs=2".into(),
                 ));
             }
         }
@@ -234,6 +244,19 @@ fn family_sequence(spec: &str, family: &str, params: &str) -> Result<MechanismSe
             (Family::KRr { k }, k as usize)
         }
     };
+    // Part III's limits are about binary-input pairs: k-RR on k > 2 inputs must be restricted
+    // explicitly (one meaning of `k-rr:k=K` everywhere: K-valued inputs).
+    match inputs.unwrap_or(symbols as u32) {
+        2 => {}
+        count => {
+            return Err(err(
+                "inputs",
+                format!(
+                    "Part III's limits are for binary-input sequences, and {spec} is randomized response on {count} inputs; write inputs=2 for its binary-input restriction"
+                ),
+            ));
+        }
+    }
     // Truthful: n/(n + c(k−1)) = 1 − c(k−1)/n + O(n⁻²); each other: c/n + O(n⁻²).
     let truthful = (
         Rational::from(1),
@@ -456,7 +479,7 @@ mod tests {
 
     #[test]
     fn families_expand_and_evaluate_exactly() {
-        let s = load_sequence("k-rr:k=4,exp_eps0=n/2").unwrap();
+        let s = load_sequence("k-rr:k=4,exp_eps0=n/2,inputs=2").unwrap();
         assert_eq!(s.expansion[0][0], (Rational::from(1), Rational::from(-6)));
         assert_eq!(s.expansion[0][3], (Rational::new(), Rational::from(2)));
         let m = s.at(100).unwrap();
@@ -468,6 +491,8 @@ mod tests {
             ("binary-rr:exp_eps0=3", "exp_eps0"),
             ("binary-rr:exp_eps0=n/0", "exp_eps0"),
             ("k-rr:exp_eps0=n/2", "k"),
+            ("k-rr:k=4,exp_eps0=n/2", "inputs"),
+            ("k-rr:k=4,exp_eps0=n/2,inputs=3", "inputs"),
             ("binary-rr:exp_eps0=n/2,k=3", "k"),
         ] {
             let e = load_sequence(bad).unwrap_err().to_string();
@@ -477,7 +502,7 @@ mod tests {
 
     #[test]
     fn reduction_merges_equal_ratios() {
-        let s = load_sequence("k-rr:k=5,exp_eps0=n/2").unwrap();
+        let s = load_sequence("k-rr:k=5,exp_eps0=n/2,inputs=2").unwrap();
         let r = s.reduced().unwrap();
         assert_eq!(r.d(), 3);
         assert_eq!(r.expansion[0][2], (Rational::new(), Rational::from(6)));

@@ -10,7 +10,10 @@ pub mod randomizer;
 mod reduce;
 
 pub use family::{Family, LocalParameter};
-pub use parse::{load_mechanism, mechanism_from_text, parse_family_string};
+pub use parse::{
+    FAMILIES, FamilyMeaning, load_mechanism, mechanism_from_text, mechanism_from_text_as,
+    parse_family_string, parse_family_string_as,
+};
 pub use reduce::Reduction;
 
 use crate::arith::{ExpValue, Scalar};
@@ -78,6 +81,9 @@ pub struct Mechanism {
     pub eps0: Option<Rational>,
     /// How the user gave it (`None` for a mechanism built in code).
     pub source: Option<MechanismSource>,
+    /// `Some(K)` when this is the restriction to inputs 0 and 1 of a family defined on K > 2
+    /// inputs (`k-rr:k=K,…,inputs=2`): reports say that it answers for binary inputs only.
+    pub restriction_of: Option<usize>,
 }
 
 /// A mechanism as the user gave it: the family string or file path, and the file's text.
@@ -91,9 +97,14 @@ pub struct MechanismSource {
 impl MechanismSource {
     /// The mechanism again, from exactly what the user gave.
     pub fn load(&self) -> Result<Mechanism> {
+        self.load_as(FamilyMeaning::Current)
+    }
+
+    /// The mechanism again, with families read as `meaning` says (certificates of 0.1.x).
+    pub fn load_as(&self, meaning: FamilyMeaning) -> Result<Mechanism> {
         match &self.text {
-            Some(text) => mechanism_from_text(&self.spec, text),
-            None => parse_family_string(&self.spec),
+            Some(text) => mechanism_from_text_as(&self.spec, text, meaning),
+            None => parse_family_string_as(&self.spec, meaning),
         }
     }
 }
@@ -157,6 +168,7 @@ impl Mechanism {
             rows,
             eps0,
             source: None,
+            restriction_of: None,
         };
         // Validation at a representative a = e^{ε0}: families are valid for every a > 0 by
         // construction, explicit rows are checked exactly.
@@ -195,6 +207,25 @@ impl Mechanism {
     /// The output alphabet size d.
     pub fn d(&self) -> usize {
         self.rows[0].len()
+    }
+
+    /// The input domain in one phrase, for the first lines of every report.
+    pub fn domain_text(&self) -> String {
+        match self.restriction_of {
+            Some(k) => format!(
+                "binary inputs {{0, 1}}: the restriction of a {k}-input randomizer to two of its inputs"
+            ),
+            None => "binary inputs {0, 1}".to_string(),
+        }
+    }
+
+    /// The input domain as reports carry it in JSON (`input_domain`).
+    pub fn domain_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "inputs": ["0", "1"],
+            "count": 2,
+            "restriction_of": self.restriction_of,
+        })
     }
 
     /// The mechanism as JSON: name, outputs, rows (exact strings, or formulas in `e^eps0`), and

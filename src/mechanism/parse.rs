@@ -23,13 +23,43 @@ use rug::Rational;
 use serde_json::{Map, Value};
 use std::path::Path;
 
-/// Reads a mechanism from a family string or a file path.
-pub fn load_mechanism(spec: &str) -> Result<Mechanism> {
-    let family_prefix = ["binary-rr", "k-rr"]
+/// How a family without `inputs` is read.  Since 0.2.0, `k-rr:k=K,…` is K-ary randomized
+/// response on K-valued inputs, and its binary-input restriction is asked for as `inputs=2`;
+/// certificates written by 0.1.x meant the binary-input restriction (`verify` reads them so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FamilyMeaning {
+    Current,
+    /// The 0.1.x reading: a family is always binary-input.
+    Legacy,
+}
+
+/// The family names a family string may start with.
+pub const FAMILIES: [&str; 2] = ["binary-rr", "k-rr"];
+
+/// True when `spec` is a family string (and no file of that name exists).
+pub(crate) fn is_family_string(spec: &str) -> bool {
+    FAMILIES
         .iter()
-        .any(|f| spec == *f || spec.starts_with(&format!("{f}:")));
-    if family_prefix && !Path::new(spec).exists() {
+        .any(|f| spec == *f || spec.starts_with(&format!("{f}:")))
+        && !Path::new(spec).exists()
+}
+
+/// Reads a binary-input mechanism from a family string or a file path.  A family on more than
+/// two inputs (`k-rr:k=4,exp_eps0=3`) is refused, naming `inputs=2` (its binary-input
+/// restriction); `randomizer::load_randomizer` reads it whole.
+pub fn load_mechanism(spec: &str) -> Result<Mechanism> {
+    if is_family_string(spec) {
         return parse_family_string(spec);
+    }
+    if !Path::new(spec).exists() && (spec.contains([':', '=']) || !spec.contains(['/', '.'])) {
+        return Err(Error::Mechanism {
+            source_name: spec.to_string(),
+            field: "(spec)".to_string(),
+            message: format!(
+                "neither a file nor a known family; families: {} (e.g. binary-rr:eps0=1, k-rr:k=4,exp_eps0=3)",
+                FAMILIES.join(", ")
+            ),
+        });
     }
     let text = std::fs::read_to_string(spec).map_err(|e| Error::Io {
         path: spec.to_string(),
@@ -40,12 +70,14 @@ pub fn load_mechanism(spec: &str) -> Result<Mechanism> {
 
 /// A mechanism from the text of a file named `spec` (TOML, or JSON by extension or content).
 pub fn mechanism_from_text(spec: &str, text: &str) -> Result<Mechanism> {
+    mechanism_from_text_as(spec, text, FamilyMeaning::Current)
+}
+
+/// [`mechanism_from_text`] with families read as `meaning` says.
+pub fn mechanism_from_text_as(spec: &str, text: &str, meaning: FamilyMeaning) -> Result<Mechanism> {
     let value = parse_document(spec, text)?;
-    let stem = Path::new(spec)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| spec.to_string());
-    let mut mechanism = mechanism_from_value(spec, &stem, value)?;
+    let stem = file_stem(spec);
+    let mut mechanism = mechanism_from_value(spec, &stem, value, meaning)?;
     mechanism.source = Some(MechanismSource {
         spec: spec.to_string(),
         text: Some(text.to_string()),
@@ -136,7 +168,109 @@ pub(crate) fn parse_document(path: &str, text: &str) -> Result<Value> {
     }
 }
 
-fn mechanism_from_value(source: &str, stem: &str, value: Value) -> Result<Mechanism> {
+/// A file's stem, the default name of its mechanism.
+pub(crate) fn file_stem(spec: &str) -> String {
+    Path::new(spec)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| spec.to_string())
+}
+
+/// The number of inputs a family's table asks for: `inputs` when given (a whole number), else
+/// k for k-RR (2 with the legacy meaning) and 2 for binary RR.  `None` for explicit rows.
+pub(crate) fn family_input_count(
+    source: &str,
+    map: &Map<String, Value>,
+    meaning: FamilyMeaning,
+) -> Result<Option<u64>> {
+    let err = |field: &str, message: String| Error::Mechanism {
+        source_name: source.to_string(),
+        field: field.to_string(),
+        message,
+    };
+    let Some(Value::String(family)) = map.get("family") else {
+        return Ok(None);
+    };
+    let given = match map.get("inputs") {
+        None => None,
+        Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(|| {
+            err(
+                "inputs",
+                format!("must be a whole number of inputs, got {n}"),
+            )
+        })?),
+        Some(Value::String(t)) => Some(t.trim().parse::<u64>().map_err(|_| {
+            err(
+                "inputs",
+                format!("must be a whole number of inputs, got \"{t}\""),
+            )
+        })?),
+        Some(_) => return Err(err("inputs", "must be a whole number of inputs".into())),
+    };
+    let count = match family.as_str() {
+        "k-rr" => {
+            let k = family_k(source, map)?;
+            if k < 2 {
+                return Err(err("k", format!("must be at least 2, got {k}")));
+            }
+            let count = given.unwrap_or(match meaning {
+                FamilyMeaning::Current => k,
+                FamilyMeaning::Legacy => 2,
+            });
+            if !(2..=k).contains(&count) {
+                return Err(err(
+                    "inputs",
+                    format!("must lie between 2 and k = {k}, got {count}"),
+                ));
+            }
+            count
+        }
+        _ => match given {
+            None | Some(2) => 2,
+            Some(c) => {
+                return Err(err(
+                    "inputs",
+                    format!("{family} has exactly 2 inputs, got {c}"),
+                ));
+            }
+        },
+    };
+    Ok(Some(count))
+}
+
+/// The alphabet size `k` of a k-RR table.
+fn family_k(source: &str, map: &Map<String, Value>) -> Result<u64> {
+    let err = |message: String| Error::Mechanism {
+        source_name: source.to_string(),
+        field: "k".to_string(),
+        message,
+    };
+    match map.get("k") {
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .filter(|k| *k <= 1 << 20)
+            .ok_or_else(|| err(format!("must be a whole number from 2 to 1048576, got {n}"))),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|k| *k <= 1 << 20)
+            .ok_or_else(|| {
+                err(format!(
+                    "must be a whole number from 2 to 1048576, got \"{s}\""
+                ))
+            }),
+        Some(_) => Err(err("must be a whole number".into())),
+        None => Err(err("k-rr needs the alphabet size k".into())),
+    }
+}
+
+pub(crate) fn mechanism_from_value(
+    source: &str,
+    stem: &str,
+    value: Value,
+    meaning: FamilyMeaning,
+) -> Result<Mechanism> {
     let err = |field: &str, message: String| Error::Mechanism {
         source_name: source.to_string(),
         field: field.to_string(),
@@ -157,7 +291,11 @@ fn mechanism_from_value(source: &str, stem: &str, value: Value) -> Result<Mechan
                 "must be a string: \"binary-rr\" or \"k-rr\"".into(),
             ));
         };
-        check_keys(source, &map, &["name", "family", "eps0", "exp_eps0", "k"])?;
+        check_keys(
+            source,
+            &map,
+            &["name", "family", "eps0", "exp_eps0", "k", "inputs"],
+        )?;
         let fam = match family.as_str() {
             "binary-rr" => {
                 if map.contains_key("k") {
@@ -165,41 +303,54 @@ fn mechanism_from_value(source: &str, stem: &str, value: Value) -> Result<Mechan
                 }
                 Family::BinaryRr
             }
-            "k-rr" => {
-                let k = match map.get("k") {
-                    Some(Value::Number(n)) => {
-                        n.as_u64().filter(|k| *k <= 1 << 20).ok_or_else(|| {
-                            err(
-                                "k",
-                                format!("must be a whole number from 2 to 1048576, got {n}"),
-                            )
-                        })?
-                    }
-                    Some(Value::String(s)) => s
-                        .trim()
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|k| *k <= 1 << 20)
-                        .ok_or_else(|| {
-                            err(
-                                "k",
-                                format!("must be a whole number from 2 to 1048576, got \"{s}\""),
-                            )
-                        })?,
-                    Some(_) => return Err(err("k", "must be a whole number".into())),
-                    None => return Err(err("k", "k-rr needs the alphabet size k".into())),
-                };
-                Family::KRr { k: k as u32 }
-            }
+            "k-rr" => Family::KRr {
+                k: family_k(source, &map)? as u32,
+            },
             other => {
                 return Err(err(
                     "family",
-                    format!("unknown family \"{other}\"; known: binary-rr, k-rr"),
+                    format!("unknown family \"{other}\"; known: {}", FAMILIES.join(", ")),
                 ));
             }
         };
         let parameter = local_parameter(source, map.get("eps0"), map.get("exp_eps0"))?;
-        return fam.mechanism(source, name, parameter);
+        let inputs = family_input_count(source, &map, meaning)?.unwrap_or(2);
+        if inputs != 2 {
+            return Err(err(
+                "inputs",
+                format!(
+                    "k-rr with k = {k} is randomized response on {inputs} inputs, not a binary-input \
+                     mechanism; its restriction to inputs 0 and 1 is written inputs=2",
+                    k = family_k(source, &map)?
+                ),
+            ));
+        }
+        let mut m = fam.mechanism(source, name, parameter)?;
+        if let Family::KRr { k } = fam
+            && k > 2
+        {
+            m.restriction_of = Some(k as usize);
+        }
+        return Ok(m);
+    }
+    if map.contains_key("inputs") || map.contains_key("rows") {
+        // A randomizer file with two inputs is a binary-input mechanism (input 0 is W0).
+        let r = super::randomizer::randomizer_from_map(source, &map)?;
+        if r.input_count() != 2 {
+            return Err(err(
+                "inputs",
+                format!(
+                    "{} inputs: a binary-input mechanism has exactly 2",
+                    r.input_count()
+                ),
+            ));
+        }
+        let mut m = r.pair(0, 1)?;
+        m.name = match map.get("name") {
+            Some(Value::String(s)) => s.clone(),
+            _ => stem.to_string(),
+        };
+        return Ok(m);
     }
     check_keys(source, &map, &["name", "outputs", "w0", "w1"])?;
     let outputs = match map.get("outputs") {
@@ -278,7 +429,7 @@ pub(crate) fn exact_number(source: &str, field: &str, v: &Value) -> Result<Ratio
         .ok_or_else(|| err(format!("\"{text}\" is not an exact decimal or fraction")))
 }
 
-fn local_parameter(
+pub(crate) fn local_parameter(
     source: &str,
     eps0: Option<&Value>,
     exp_eps0: Option<&Value>,
@@ -301,8 +452,25 @@ fn local_parameter(
     }
 }
 
-/// Parses `binary-rr:eps0=1` or `k-rr:k=4,exp_eps0=3`.
+/// Parses `binary-rr:eps0=1` or `k-rr:k=4,exp_eps0=3,inputs=2` as a binary-input mechanism.
 pub fn parse_family_string(spec: &str) -> Result<Mechanism> {
+    parse_family_string_as(spec, FamilyMeaning::Current)
+}
+
+/// [`parse_family_string`] with families read as `meaning` says.
+pub fn parse_family_string_as(spec: &str, meaning: FamilyMeaning) -> Result<Mechanism> {
+    mechanism_from_value(spec, spec, Value::Object(family_map(spec)?), meaning).map(|mut m| {
+        m.name = spec.to_string();
+        m.source = Some(MechanismSource {
+            spec: spec.to_string(),
+            text: None,
+        });
+        m
+    })
+}
+
+/// A family string's table: `family` plus every `key=value`, values as strings.
+pub(crate) fn family_map(spec: &str) -> Result<Map<String, Value>> {
     let (family, params) = spec.split_once(':').unwrap_or((spec, ""));
     let mut map = Map::new();
     map.insert("family".into(), Value::String(family.to_string()));
@@ -324,14 +492,7 @@ pub fn parse_family_string(spec: &str) -> Result<Mechanism> {
         }
         map.insert(key.to_string(), Value::String(value.trim().to_string()));
     }
-    mechanism_from_value(spec, spec, Value::Object(map)).map(|mut m| {
-        m.name = spec.to_string();
-        m.source = Some(MechanismSource {
-            spec: spec.to_string(),
-            text: None,
-        });
-        m
-    })
+    Ok(map)
 }
 
 #[cfg(test)]
@@ -340,8 +501,24 @@ mod tests {
 
     #[test]
     fn family_strings() {
-        let m = parse_family_string("k-rr:k=4,exp_eps0=3").unwrap();
+        let m = parse_family_string("k-rr:k=4,exp_eps0=3,inputs=2").unwrap();
         assert_eq!(m.d(), 4);
+        assert_eq!(m.restriction_of, Some(4));
+        // Without inputs=2, k-RR is the randomizer on k inputs: not a binary-input mechanism.
+        let e = parse_family_string("k-rr:k=4,exp_eps0=3")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(": inputs:") && e.contains("inputs=2"), "{e}");
+        // The legacy (0.1.x) meaning reads it as the binary-input restriction.
+        let legacy = parse_family_string_as("k-rr:k=4,exp_eps0=3", FamilyMeaning::Legacy).unwrap();
+        assert_eq!(legacy.rational_rows().unwrap(), m.rational_rows().unwrap());
+        // k = 2: randomized response on its two inputs, no restriction.
+        let two = parse_family_string("k-rr:k=2,exp_eps0=3").unwrap();
+        assert_eq!(two.restriction_of, None);
+        let e = load_mechanism("krr:k=4,exp_eps0=3")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("binary-rr, k-rr"), "{e}");
         assert!(m.is_rational());
         let m = parse_family_string("binary-rr:eps0=1").unwrap();
         assert_eq!(m.d(), 2);
@@ -358,6 +535,9 @@ mod tests {
             ("binary-rr:delta=1", "delta"),
             ("binary-rr:eps0", "eps0"),
             ("binary-rr:k=3,eps0=1", "k"),
+            ("binary-rr:eps0=1,inputs=3", "inputs"),
+            ("k-rr:k=4,exp_eps0=3,inputs=5", "inputs"),
+            ("k-rr:k=4,exp_eps0=3,inputs=x", "inputs"),
         ] {
             let e = parse_family_string(bad).unwrap_err().to_string();
             assert!(
@@ -371,24 +551,24 @@ mod tests {
     fn toml_and_json_documents() {
         let toml_text = "name = \"t\"\nw0 = [\"0.7\", \"3/10\"]\nw1 = [0, 1]\n";
         let v = parse_document("x.toml", toml_text).unwrap();
-        let m = mechanism_from_value("x.toml", "x", v).unwrap();
+        let m = mechanism_from_value("x.toml", "x", v, FamilyMeaning::Current).unwrap();
         assert_eq!(m.name, "t");
         assert_eq!(m.rational_rows().unwrap()[1][1], Rational::from(1));
         let float = parse_document("x.toml", "w0 = [0.7, 0.3]\nw1 = [\"0.5\", \"0.5\"]\n").unwrap();
-        let e = mechanism_from_value("x.toml", "x", float)
+        let e = mechanism_from_value("x.toml", "x", float, FamilyMeaning::Current)
             .unwrap_err()
             .to_string();
         assert!(e.contains("w0[0]") && e.contains("as a string"), "{e}");
-        let json_text = r#"{"family": "k-rr", "k": 3, "eps0": "0.5"}"#;
+        let json_text = r#"{"family": "k-rr", "k": 3, "eps0": "0.5", "inputs": 2}"#;
         let v = parse_document("x.json", json_text).unwrap();
-        let m = mechanism_from_value("x.json", "x", v).unwrap();
+        let m = mechanism_from_value("x.json", "x", v, FamilyMeaning::Current).unwrap();
         assert_eq!(m.d(), 3);
         let bad = parse_document(
             "x.toml",
             "w0 = [\"0.5\", \"0.5\"]\nw1 = [\"0.5\", \"0.5\"]\nw2 = 1\n",
         )
         .unwrap();
-        let e = mechanism_from_value("x.toml", "x", bad)
+        let e = mechanism_from_value("x.toml", "x", bad, FamilyMeaning::Current)
             .unwrap_err()
             .to_string();
         assert!(e.contains("w2") && e.contains("unknown field"), "{e}");
@@ -396,7 +576,7 @@ mod tests {
         assert!(e.contains("invalid TOML"), "{e}");
         let bad =
             parse_document("x.toml", "w0 = [\"0.5\", true]\nw1 = [\"0.5\", \"0.5\"]\n").unwrap();
-        let e = mechanism_from_value("x.toml", "x", bad)
+        let e = mechanism_from_value("x.toml", "x", bad, FamilyMeaning::Current)
             .unwrap_err()
             .to_string();
         assert!(e.contains("w0[1]"), "{e}");

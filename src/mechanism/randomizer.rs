@@ -14,16 +14,20 @@
 //!         ["1/4", "1/4", "1/2"]]    # R_c
 //! ```
 //!
-//! `k-rr:k=K,exp_eps0=C,inputs=I` is k-ary randomized response on I-valued inputs
-//! (`2 ≤ I ≤ K`; input i is reported truthfully as symbol i).  Without `inputs`, family strings
-//! and `w0`/`w1` files are the binary-input mechanisms of [`super::parse`].
+//! `k-rr:k=K,exp_eps0=C` is K-ary randomized response on K-valued inputs (input i is reported
+//! truthfully as symbol i); `inputs=I` restricts it to inputs `0..I−1` (`2 ≤ I ≤ K`), and
+//! `inputs=2` is the binary-input mechanism of [`super::parse`].  `w0`/`w1` files and binary RR
+//! are the case `|X| = 2`.
 
-use super::parse::{check_keys, exact_number, parse_document};
+use super::parse::{
+    FamilyMeaning, check_keys, exact_number, family_input_count, family_map, file_stem,
+    is_family_string, mechanism_from_value, parse_document,
+};
 use super::{Entry, Mechanism, MechanismSource, load_mechanism};
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
 use rug::Rational;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A local randomizer `x ↦ R_x` on a finite input domain.
 #[derive(Clone, Debug)]
@@ -36,6 +40,8 @@ pub struct Randomizer {
     /// The real ε0 of family entries in `e^{ε0}`.
     pub eps0: Option<Rational>,
     pub source: Option<MechanismSource>,
+    /// `Some(K)` when this is a family on K inputs restricted to fewer (`inputs=I < K`).
+    pub restriction_of: Option<usize>,
 }
 
 impl Randomizer {
@@ -48,7 +54,45 @@ impl Randomizer {
             rows: m.rows.to_vec(),
             eps0: m.eps0,
             source: m.source,
+            restriction_of: m.restriction_of,
         }
+    }
+
+    /// The input domain in one phrase, for the first lines of every report.
+    pub fn domain_text(&self) -> String {
+        let count = self.input_count();
+        let labels = if count <= 8 {
+            self.inputs.join(", ")
+        } else {
+            format!(
+                "{}, {}, …, {}",
+                self.inputs[0],
+                self.inputs[1],
+                self.inputs[count - 1]
+            )
+        };
+        let kind = if count == 2 {
+            "binary inputs"
+        } else {
+            "inputs"
+        };
+        match self.restriction_of {
+            Some(k) => format!(
+                "{count} {kind} {{{labels}}}: the restriction of a {k}-input randomizer to {count} of its inputs"
+            )
+            .replace("2 binary inputs", "binary inputs"),
+            None if count == 2 => format!("binary inputs {{{labels}}}"),
+            None => format!("{count} inputs {{{labels}}}"),
+        }
+    }
+
+    /// The input domain as reports carry it in JSON (`input_domain`).
+    pub fn domain_json(&self) -> Value {
+        serde_json::json!({
+            "inputs": self.inputs,
+            "count": self.input_count(),
+            "restriction_of": self.restriction_of,
+        })
     }
 
     /// The number of inputs `|X|`.
@@ -103,70 +147,123 @@ impl Randomizer {
     }
 }
 
-/// Reads a randomizer: `k-rr:…,inputs=I`, a file with `inputs`, or any binary-input mechanism.
+/// Reads a randomizer: a family string (`k-rr:k=K,…` is K-ary randomized response on K inputs,
+/// `inputs=I` restricts it to inputs 0..I−1), a file with `family`, a file with `inputs` and one
+/// row per input, or a binary-input `w0`/`w1` file.
 pub fn load_randomizer(spec: &str) -> Result<Randomizer> {
-    if spec.starts_with("k-rr:") && !std::path::Path::new(spec).exists() {
-        return k_rr_randomizer(spec);
+    if is_family_string(spec) {
+        let mut r = family_randomizer(spec, spec, family_map(spec)?)?;
+        r.name = spec.to_string();
+        return Ok(r);
     }
-    if std::path::Path::new(spec).exists() {
-        let text = std::fs::read_to_string(spec).map_err(|e| Error::Io {
-            path: spec.to_string(),
-            message: format!("cannot read mechanism file: {e}"),
-        })?;
-        if let Value::Object(map) = parse_document(spec, &text)?
-            && map.contains_key("inputs")
-        {
+    if !std::path::Path::new(spec).exists() {
+        // The same errors as a binary-input mechanism (unknown family, unreadable file).
+        return load_mechanism(spec).map(Randomizer::from_mechanism);
+    }
+    let text = std::fs::read_to_string(spec).map_err(|e| Error::Io {
+        path: spec.to_string(),
+        message: format!("cannot read mechanism file: {e}"),
+    })?;
+    randomizer_from_text(spec, &text)
+}
+
+/// A randomizer from the text of a file named `spec`.
+pub fn randomizer_from_text(spec: &str, text: &str) -> Result<Randomizer> {
+    let source = Some(MechanismSource {
+        spec: spec.to_string(),
+        text: Some(text.to_string()),
+    });
+    if let Value::Object(map) = parse_document(spec, text)? {
+        if map.contains_key("family") {
+            let mut r = family_randomizer(spec, &file_stem(spec), map)?;
+            r.source = source;
+            return Ok(r);
+        }
+        if map.contains_key("inputs") {
             let mut r = randomizer_from_map(spec, &map)?;
-            r.source = Some(MechanismSource {
-                spec: spec.to_string(),
-                text: Some(text),
-            });
+            r.source = source;
             return Ok(r);
         }
     }
-    load_mechanism(spec).map(Randomizer::from_mechanism)
+    super::mechanism_from_text(spec, text).map(Randomizer::from_mechanism)
 }
 
-/// `k-rr:k=K,…,inputs=I`: the binary-input k-RR's two rows give the truthful and the other
-/// entry; input i reports symbol i truthfully.
-fn k_rr_randomizer(spec: &str) -> Result<Randomizer> {
-    let err = |message: String| Error::Mechanism {
-        source_name: spec.to_string(),
-        field: "inputs".to_string(),
-        message,
-    };
-    let params = spec.strip_prefix("k-rr:").unwrap_or("");
-    let mut inputs = None;
-    let mut rest = Vec::new();
-    for part in params.split(',').filter(|p| !p.trim().is_empty()) {
-        match part.split_once('=') {
-            Some((key, value)) if key.trim() == "inputs" => {
-                if inputs.is_some() {
-                    return Err(err("given twice".into()));
-                }
-                inputs = Some(value.trim().parse::<u32>().map_err(|_| {
-                    err(format!("must be a whole number, got \"{}\"", value.trim()))
-                })?);
-            }
-            _ => rest.push(part),
+/// The randomizer again, from exactly what the user gave (a certificate's `mechanism`).
+pub fn randomizer_from_source(source: &MechanismSource) -> Result<Randomizer> {
+    match &source.text {
+        Some(text) => randomizer_from_text(&source.spec, text),
+        None => {
+            let mut r = family_randomizer(&source.spec, &source.spec, family_map(&source.spec)?)?;
+            r.name = source.spec.clone();
+            Ok(r)
         }
     }
-    let binary = super::parse_family_string(&format!("k-rr:{}", rest.join(",")))?;
-    let Some(count) = inputs else {
-        let mut r = Randomizer::from_mechanism(binary);
-        r.name = spec.to_string();
-        return Ok(r);
+}
+
+/// The most entries (inputs × outputs) a randomizer table may have: every row is held exactly.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 22;
+
+/// The number of inputs `spec` names, read without building its table (`None` when it is not a
+/// family string or a family file; those are read whole).
+pub fn family_inputs(spec: &str) -> Result<Option<u64>> {
+    let map = if is_family_string(spec) {
+        family_map(spec)?
+    } else {
+        let Ok(text) = std::fs::read_to_string(spec) else {
+            return Ok(None);
+        };
+        match parse_document(spec, &text)? {
+            Value::Object(map) => map,
+            _ => return Ok(None),
+        }
     };
-    let k = binary.d() as u32;
-    if !(2..=k).contains(&count) {
-        return Err(err(format!("must lie between 2 and k = {k}, got {count}")));
+    let count = family_input_count(spec, &map, FamilyMeaning::Current)?;
+    if count.is_some() {
+        // The family's parameter is checked first: a missing ε0 is the error to report.
+        super::parse::local_parameter(spec, map.get("eps0"), map.get("exp_eps0"))?;
     }
+    Ok(count)
+}
+
+/// A family's table as a randomizer: k-RR on its `inputs` (default k) inputs, input i reported
+/// truthfully as symbol i; binary RR on its two inputs.
+fn family_randomizer(spec: &str, stem: &str, mut map: Map<String, Value>) -> Result<Randomizer> {
+    let count = family_input_count(spec, &map, FamilyMeaning::Current)?.unwrap_or(2);
+    if count > 2 {
+        let k = match map.get("k") {
+            Some(Value::Number(n)) => n.as_u64().unwrap_or(u64::MAX),
+            Some(Value::String(t)) => t.trim().parse().unwrap_or(u64::MAX),
+            _ => u64::MAX,
+        };
+        if count.saturating_mul(k) > MAX_TABLE_ENTRIES {
+            return Err(Error::Mechanism {
+                source_name: spec.to_string(),
+                field: "inputs".to_string(),
+                message: format!(
+                    "k-RR with k = {k} on {count} inputs is a table of {} entries, more than the {MAX_TABLE_ENTRIES} a randomizer may have here; restrict its inputs (inputs=I)",
+                    count.saturating_mul(k)
+                ),
+            });
+        }
+    }
+    map.insert("inputs".into(), Value::from(2));
+    let mut binary = mechanism_from_value(spec, stem, Value::Object(map), FamilyMeaning::Current)?;
+    if count == 2 {
+        if binary.source.is_none() {
+            binary.source = Some(MechanismSource {
+                spec: spec.to_string(),
+                text: None,
+            });
+        }
+        return Ok(Randomizer::from_mechanism(binary));
+    }
+    let k = binary.d();
     let (truthful, other) = (binary.rows[0][0].clone(), binary.rows[0][1].clone());
     let rows = (0..count as usize)
-        .map(|x| super::family::truthful_row(k as usize, x, &truthful, &other))
+        .map(|x| super::family::truthful_row(k, x, &truthful, &other))
         .collect();
     Ok(Randomizer {
-        name: spec.to_string(),
+        name: binary.name,
         inputs: (0..count).map(|x| x.to_string()).collect(),
         outputs: binary.outputs,
         rows,
@@ -175,11 +272,15 @@ fn k_rr_randomizer(spec: &str) -> Result<Randomizer> {
             spec: spec.to_string(),
             text: None,
         }),
+        restriction_of: (count < k as u64).then_some(k),
     })
 }
 
 /// A randomizer from a file's table with `inputs` and `rows` (every error names the field).
-fn randomizer_from_map(spec: &str, map: &serde_json::Map<String, Value>) -> Result<Randomizer> {
+pub(crate) fn randomizer_from_map(
+    spec: &str,
+    map: &serde_json::Map<String, Value>,
+) -> Result<Randomizer> {
     let err = |field: &str, message: String| Error::Mechanism {
         source_name: spec.to_string(),
         field: field.to_string(),
@@ -300,6 +401,7 @@ fn randomizer_from_map(spec: &str, map: &serde_json::Map<String, Value>) -> Resu
             .collect(),
         eps0: None,
         source: None,
+        restriction_of: None,
     })
 }
 
@@ -323,12 +425,21 @@ mod tests {
         // e^eps0 = 3, k = 4: truthful 1/2, other 1/6.
         assert_eq!(w0, [1, 1, 3, 1].map(|c| Rational::from((c, 6))).to_vec());
         assert_eq!(w1[0], Rational::from((1, 2)));
-        // Without inputs: the binary-input k-RR.
+        // Without inputs: k-RR on all k inputs; inputs=2: the binary-input restriction.
         assert_eq!(
             load_randomizer("k-rr:k=4,exp_eps0=3")
                 .unwrap()
                 .input_count(),
-            2
+            4
+        );
+        let restricted = load_randomizer("k-rr:k=4,exp_eps0=3,inputs=2").unwrap();
+        assert_eq!(restricted.input_count(), 2);
+        assert_eq!(
+            restricted.pair(0, 1).unwrap().rational_rows().unwrap(),
+            crate::mechanism::load_mechanism("k-rr:k=4,exp_eps0=3,inputs=2")
+                .unwrap()
+                .rational_rows()
+                .unwrap()
         );
         for (bad, needle) in [
             ("k-rr:k=4,exp_eps0=3,inputs=5", "inputs"),

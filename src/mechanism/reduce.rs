@@ -268,7 +268,10 @@ mod tests {
 
     #[test]
     fn binary_input_k_rr_becomes_three_symbols() {
-        for spec in ["k-rr:k=50,exp_eps0=3", "k-rr:k=1000,eps0=1.5"] {
+        for spec in [
+            "k-rr:k=50,exp_eps0=3,inputs=2",
+            "k-rr:k=1000,eps0=1.5,inputs=2",
+        ] {
             let m = load_mechanism(spec).unwrap();
             let r = m.reduced().unwrap();
             assert_eq!(r.mechanism.d(), 3, "{spec}");
@@ -277,13 +280,13 @@ mod tests {
             assert_eq!(r.classes[2].len(), m.d() - 2);
             assert!(r.dropped.is_empty());
         }
-        let m = load_mechanism("k-rr:k=50,exp_eps0=3").unwrap();
+        let m = load_mechanism("k-rr:k=50,exp_eps0=3,inputs=2").unwrap();
         let r = m.reduced().unwrap().mechanism;
         let rows = r.rational_rows().unwrap();
         assert_eq!(rows[0], vec![q("3/52"), q("1/52"), q("48/52")]);
         assert_eq!(rows[1], vec![q("1/52"), q("3/52"), q("48/52")]);
         // Irrational e^eps0: the merged entry is again a fraction in e^eps0.
-        let m = load_mechanism("k-rr:k=5,eps0=1").unwrap();
+        let m = load_mechanism("k-rr:k=5,eps0=1,inputs=2").unwrap();
         let r = m.reduced().unwrap().mechanism;
         assert_eq!(r.rows[0][2].text(), "(3)/(e^eps0 + 4)");
     }

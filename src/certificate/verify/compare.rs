@@ -7,11 +7,13 @@ use super::{Tally, enclosure_at, higher_precision, pair_query, u64_at};
 use crate::accountants::{LocalPrivacy, published_bounds};
 use crate::audit::compare::BoundRow;
 use crate::certificate::Settings;
-use crate::enclosure::{parse_rational, with_exact_endpoints};
+use crate::enclosure::{Enclosure, Endpoint, parse_rational, with_exact_endpoints};
 use crate::error::{Error, Result};
+use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
+use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
-use crate::query::{Backend, EpsilonJob, answer};
+use crate::query::{Backend, EpsilonJob, Threshold, answer};
 use serde_json::Value;
 
 pub fn verify_compare(
@@ -116,7 +118,13 @@ pub fn verify_compare(
         tally.recomputed(&boundary_field, &fresh.result.two_sided, &label);
         // Every published bound, recomputed; its ratio and status derived again.
         let bounds = result["bounds"].as_array().cloned().unwrap_or_default();
-        let fresh = published_bounds(m, n, &delta, settings.options.memory_limit, Some(precision))?;
+        let fresh = published_bounds(
+            &Randomizer::from_mechanism(m.clone()),
+            n,
+            &delta,
+            settings.options.memory_limit,
+            Some(precision),
+        )?;
         if bounds.len() != fresh.len() {
             tally.problem(format!(
                 "{field}.bounds: {} bounds, but {} apply",
@@ -148,7 +156,12 @@ pub fn verify_compare(
                 }
             };
             let derived = with_exact_endpoints(|| {
-                BoundRow::judged(crate::accountants::Bound { eps, ..bound }, &target_row).to_json()
+                BoundRow::judged(
+                    crate::accountants::Bound { eps, ..bound },
+                    &target_row,
+                    &target_row,
+                )
+                .to_json()
             });
             let arithmetic = certified["arithmetic"].as_str().unwrap_or_default();
             if !(arithmetic == "interval"
@@ -160,8 +173,269 @@ pub fn verify_compare(
                     "{bound_field}.arithmetic: {arithmetic:?} names no arithmetic of this tool"
                 ));
             }
+            // Certificates of 0.1.x predate `stated_for`; every later one records it.
+            let legacy =
+                crate::certificate::family_meaning(cert) == crate::mechanism::FamilyMeaning::Legacy;
+            if !(legacy && certified["stated_for"].is_null())
+                && certified["stated_for"] != derived["stated_for"]
+            {
+                tally.problem(format!(
+                    "{bound_field}.stated_for: records {}, but the bound is stated for {}",
+                    certified["stated_for"], derived["stated_for"]
+                ));
+            }
             for key in [
                 "validity",
+                "id",
+                "name",
+                "source",
+                "method",
+                "valid",
+                "ratio_to_certified",
+                "status",
+            ] {
+                if certified[key] != derived[key] {
+                    tally.problem(format!(
+                        "{bound_field}.{key}: records {}, but the certified values give {}",
+                        certified[key], derived[key]
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The precision and window cut of the range's recomputation (see `verify_compare_range`).
+const RANGE_BITS: u32 = 128;
+const RANGE_CUT_BITS: u32 = 110;
+
+/// Up to this n a witness pair is also rebuilt by the pair engine on its background (its
+/// windowed laws grow like n^{d−1} for d output classes).
+const WITNESS_PAIR_ENGINE_MAX_N: u64 = 200;
+
+/// A compare certificate on a randomizer with more than two inputs: per n, the lower end's
+/// witness pair recomputed by the pair engine on its background (a route that shares nothing
+/// with the blanket sum that found it), the whole range recomputed by `bounds` in MPFR at a
+/// higher precision, every published bound recomputed, and every ratio and status derived
+/// again from the certified ends.
+pub fn verify_compare_range(
+    cert: &Value,
+    r: &Randomizer,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    use crate::bounds::range::{BoundsQuery, Target, bounds, concrete_pair};
+    use crate::exact::background::Background;
+    use crate::query::BackgroundQuery;
+    let report = &cert["report"];
+    let delta = report["delta"]
+        .as_str()
+        .and_then(parse_rational)
+        .ok_or_else(|| Error::argument("report.delta", "not an exact number"))?;
+    crate::exact::curve::check_target(&delta)?;
+    match LocalPrivacy::of_randomizer(r)? {
+        Some(local) => {
+            let derived = with_exact_endpoints(|| local.to_json());
+            if report["local"] != derived {
+                tally.problem(format!(
+                    "report.local: records {}, but the randomizer gives {derived}",
+                    report["local"]
+                ));
+            }
+        }
+        None => tally.problem("report.local: the randomizer is not ε0-LDP for any finite ε0"),
+    }
+    if report["input_domain"] != r.domain_json() {
+        tally.problem("report.input_domain: differs from the randomizer's inputs");
+    }
+    let precision = higher_precision(settings);
+    let label = format!("mpfr-{precision}");
+    if report["command"] != "compare" {
+        tally.problem(format!(
+            "report.command: {} in a compare certificate",
+            report["command"]
+        ));
+    }
+    if report["results"].as_array().is_none_or(|r| r.is_empty()) {
+        tally.problem("report.results: no result to verify");
+    }
+    let input = |v: &Value, field: &str| -> Result<usize> {
+        v.as_str()
+            .and_then(|l| r.inputs.iter().position(|x| x == l))
+            .ok_or_else(|| Error::argument(field, format!("{v} is not an input of the randomizer")))
+    };
+    for (i, result) in report["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let field = format!("report.results.{i}");
+        let n = u64_at(&result["n"], &format!("{field}.n"))?;
+        if n < 2 {
+            tally.problem(format!("{field}.n: a witness pair needs n ≥ 2"));
+            continue;
+        }
+        let range = &result["certified_eps_range"];
+        let lower_field = format!("{field}.certified_eps_range.lower.value");
+        let upper_field = format!("{field}.certified_eps_range.upper.value");
+        let lower = enclosure_at(&range["lower"]["value"], &lower_field)?;
+        let upper = enclosure_at(&range["upper"]["value"], &upper_field)?;
+        tally.certified(&lower_field, lower.clone(), true);
+        tally.certified(&upper_field, upper.clone(), true);
+        // The witness: the concrete neighbouring pair (x1, x2^{n−1}) ≃ (x1′, x2^{n−1}),
+        // rebuilt by the pair engine on its background.
+        let x1 = input(
+            &range["lower"]["x1"],
+            &format!("{field}.certified_eps_range.lower.x1"),
+        )?;
+        let x1p = input(
+            &range["lower"]["x1_prime"],
+            &format!("{field}.certified_eps_range.lower.x1_prime"),
+        )?;
+        let x2 = input(
+            &range["lower"]["background"],
+            &format!("{field}.certified_eps_range.lower.background"),
+        )?;
+        let u1 = input(
+            &range["upper"]["x1"],
+            &format!("{field}.certified_eps_range.upper.x1"),
+        )?;
+        let u1p = input(
+            &range["upper"]["x1_prime"],
+            &format!("{field}.certified_eps_range.upper.x1_prime"),
+        )?;
+        if u1 == u1p || !range["upper"]["background"].is_null() {
+            tally.problem(format!(
+                "{field}.certified_eps_range.upper: not an ordered pair of two inputs"
+            ));
+        }
+        if x1 == x1p {
+            tally.problem(format!(
+                "{field}.certified_eps_range.lower: x1 = x1' is no pair"
+            ));
+            continue;
+        }
+        // The range in MPFR at 128 bits, its windows cut 2^-110 below their mode (deeper than
+        // the f64 route's 2^-100): the blanket sums' cost grows with the cut, and a range of
+        // 4-input k-RR at n = 1000 takes seconds this way but minutes at 256 bits.
+        let mpfr_bounds = |target: Target| BoundsQuery {
+            randomizer: r.clone(),
+            n,
+            target,
+            options: PairOptions {
+                truncation_bits: Some(RANGE_CUT_BITS),
+                ..settings.options.clone()
+            },
+            backend: Backend::Mpfr {
+                precision: RANGE_BITS,
+            },
+            escalate_above: None,
+        };
+        let range_label = format!("mpfr-{RANGE_BITS}, windows cut at 2^-{RANGE_CUT_BITS}");
+        // Each end of an ε enclosure is shown by δ at that end (δ is non-increasing in ε):
+        // `ε > lo` when δ(lo) > δ certainly, `ε ≤ hi` when δ(hi) ≤ δ certainly.
+        let at_ends = |e: &Enclosure| -> Option<Vec<Threshold>> {
+            Some(vec![
+                Threshold::Eps(e.lo().finite()?.clone()),
+                Threshold::Eps(e.hi().finite()?.clone()),
+            ])
+        };
+        let show_ends = |tally: &mut Tally, field: &str, values: &[Enclosure], route: &str| {
+            let target = Endpoint::Finite(delta.clone());
+            if values[0].lo() > &target {
+                tally.lower_shown(field, route);
+            }
+            if values[1].hi() <= &target {
+                tally.upper_shown(field);
+            }
+        };
+        if let Some(thresholds) = at_ends(&lower) {
+            let values = concrete_pair(&mpfr_bounds(Target::Delta(thresholds)), x1, x1p, x2)?;
+            let route =
+                format!("the witness pair's δ at both ends, merged-class sum in {range_label}");
+            tally.route(route.clone());
+            show_ends(tally, &lower_field, &values, &route);
+        }
+        // A second, independent route where affordable: the pair engine on the background.
+        if n <= WITNESS_PAIR_ENGINE_MAX_N {
+            let mut counts = vec![0; r.input_count()];
+            counts[x2] = n - 1;
+            let witness = BackgroundQuery {
+                randomizer: r.clone(),
+                background: Background {
+                    counts,
+                    switch: (x1, x1p),
+                },
+                options: settings.options.clone(),
+                backend: Backend::Mpfr { precision },
+                exact_ctx: settings.exact_ctx,
+                escalate_above: None,
+            };
+            let fresh = answer(
+                &witness,
+                &EpsilonJob {
+                    delta: delta.clone(),
+                },
+            )?;
+            let route = format!("the witness pair rebuilt by the pair engine in {label}");
+            tally.route(route.clone());
+            tally.recomputed(&lower_field, &fresh.result.two_sided, &route);
+        }
+        // The upper end: the blanket divergence of every ordered pair at both ends.
+        if let Some(thresholds) = at_ends(&upper) {
+            let rows = bounds(&mpfr_bounds(Target::Delta(thresholds)))?;
+            let values: Vec<Enclosure> = rows.into_iter().map(|row| row.upper.value).collect();
+            let route = format!(
+                "the blanket divergence of every ordered pair at both ends, in {range_label}"
+            );
+            tally.route(route.clone());
+            show_ends(tally, &upper_field, &values, &route);
+        }
+        if lower.lo() > upper.hi() {
+            tally.problem(format!(
+                "{field}.certified_eps_range: the lower end {lower} exceeds the upper end {upper}"
+            ));
+            continue;
+        }
+        // Every published bound, recomputed; its ratio and status derived again.
+        let recorded = result["bounds"].as_array().cloned().unwrap_or_default();
+        let fresh = published_bounds(r, n, &delta, settings.options.memory_limit, Some(precision))?;
+        if recorded.len() != fresh.len() {
+            tally.problem(format!(
+                "{field}.bounds: {} bounds, but {} apply",
+                recorded.len(),
+                fresh.len()
+            ));
+            continue;
+        }
+        tally.route(format!("published bounds recomputed in {label}"));
+        for (j, (certified, bound)) in recorded.iter().zip(fresh).enumerate() {
+            let bound_field = format!("{field}.bounds.{j}");
+            let eps = match (&certified["eps"], &bound.eps) {
+                (Value::Null, None) => None,
+                (v, Some(recomputed)) if !v.is_null() => {
+                    let eps_field = format!("{bound_field}.eps");
+                    let eps = enclosure_at(v, &eps_field)?;
+                    tally.certified(&eps_field, eps.clone(), true);
+                    tally.recomputed(&eps_field, recomputed, &label);
+                    Some(eps)
+                }
+                (v, _) => {
+                    tally.problem(format!(
+                        "{bound_field}.eps: records {v}, but the recomputation disagrees on whether it applies"
+                    ));
+                    continue;
+                }
+            };
+            let derived = with_exact_endpoints(|| {
+                BoundRow::judged(crate::accountants::Bound { eps, ..bound }, &lower, &upper)
+                    .to_json()
+            });
+            for key in [
+                "validity",
+                "stated_for",
                 "id",
                 "name",
                 "source",

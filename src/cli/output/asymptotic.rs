@@ -90,7 +90,7 @@ pub fn constants_json(
     n: Option<u64>,
     range: Option<&ConstantsRange>,
 ) -> Value {
-    let mut v = json!({ "command": "constants", "certified": true, "mechanism": m.to_json() });
+    let mut v = json!({ "command": "constants", "certified": true, "mechanism": m.to_json(), "input_domain": m.domain_json() });
     if let Some(c) = at {
         let x = values(c);
         let vec = |v: &[Enclosure]| v.iter().map(value_json).collect::<Vec<_>>();
@@ -140,7 +140,7 @@ pub fn constants_text(
     n: Option<u64>,
     range: Option<&ConstantsRange>,
 ) -> String {
-    let mut s = format!("shufflecert constants: {}\n", m.name);
+    let mut s = format!("shufflecert constants: {}\n{}\n", m.name, m.domain_text());
     s += "every value is exact (a rational) or a certified enclosure (Part I §3, §6)\n\n";
     if let Some(c) = at {
         let x = values(c);
@@ -290,6 +290,7 @@ pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
     json!({
         "command": "check",
         "mechanism": query.pair.mechanism.to_json(),
+        "input_domain": query.pair.mechanism.domain_json(),
         "n": b.n,
         "k": b.k,
         "pi": exact_string(&b.pi),
@@ -315,35 +316,73 @@ pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
     })
 }
 
+/// A prediction's short name for the table, and its formula for the legend below it.
+fn prediction_label(prediction: &str) -> (&str, &str) {
+    for (prefix, short) in [
+        ("local curve ", "local curve"),
+        ("GDP, fixed composition ", "GDP at μ_n"),
+        ("GDP, mixture proxy ", "GDP mixture"),
+        ("randomized-response normal approximation", "RR normal §10"),
+        ("Chernoff bound", "Chernoff"),
+        ("χ²/(8n) − ", "canonical exp."),
+    ] {
+        if let Some(rest) = prediction.strip_prefix(prefix) {
+            return (short, if rest.is_empty() { prediction } else { rest });
+        }
+    }
+    match prediction.rsplit_once(" = ") {
+        Some((_, short)) => (short, prediction),
+        None => (prediction, prediction),
+    }
+}
+
 fn comparison_row(c: &Comparison) -> Vec<String> {
     vec![
         c.quantity.to_string(),
-        c.prediction.to_string(),
+        prediction_label(c.prediction).0.to_string(),
         format!("{:.6e}", c.predicted.value()),
         c.certified.to_string(),
-        format!("{:+.3e}", c.abs_error),
         if c.rel_error.is_finite() {
             format!("{:+.2} %", 100.0 * c.rel_error)
         } else {
-            "—".to_string()
+            format!("{:+.3e}", c.abs_error)
         },
         c.verdict.name().to_string(),
-        match c.scope_note {
+    ]
+}
+
+/// The legend of a comparison table: each prediction's formula and the error its theorem
+/// claims.
+fn comparison_legend<'a>(rows: impl Iterator<Item = &'a Comparison>) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for c in rows {
+        let (short, formula) = prediction_label(c.prediction);
+        let claimed = match c.scope_note {
             Some(note) => format!("{} ({note})", c.claimed),
             None => c.claimed.to_string(),
-        },
-    ]
+        };
+        let line = if short == formula {
+            format!("  {short}: claimed error {claimed}\n")
+        } else {
+            format!("  {short}: {formula}; claimed error {claimed}\n")
+        };
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    seen.concat()
 }
 
 pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
     let b = &r.base;
     let c = values(&b.constants);
     let mut s = format!(
-        "shufflecert check: {}  n = {}  k = {}  π = k/n = {}\n",
+        "shufflecert check: {}  n = {}  k = {}  π = k/n = {}\n{}\n",
         query.pair.mechanism.name,
         b.n,
         b.k,
-        exact_string(&b.pi)
+        exact_string(&b.pi),
+        query.pair.mechanism.domain_text()
     );
     s += &format!(
         "I_π = {:.6} · I_π^mix = {:.6} · μ_n = √(I_π/n) = {:.6} · arithmetic {}\n",
@@ -352,36 +391,30 @@ pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
         b.mu_n.mid_f64(),
         b.arithmetic
     );
-    s += "predictions are uncertified approximations (labelled 'predicted'); the certified column is proven;\n";
-    s += "verdicts: optimistic = under-reports (unsafe as a guarantee), conservative = over-reports, inside = agrees\n";
+    s += "predictions are uncertified approximations; the certified column is proven; the error is \
+          relative (prediction − certified)\n";
+    s += "verdicts: optimistic = under-reports (unsafe as a guarantee), conservative = over-reports, \
+          inside = agrees\n";
     let header = [
         "quantity",
         "prediction",
         "predicted",
         "certified",
         "error",
-        "rel. error",
         "verdict",
-        "claimed error",
     ];
     for i in 0..b.points.len() {
         s += &format!("\npoint {}: {}\n", i + 1, point_text(query, b, i));
-        let rows: Vec<Vec<String>> = b
-            .comparisons
-            .iter()
-            .filter(|c| c.point == Some(i))
-            .map(comparison_row)
-            .collect();
+        let at = || b.comparisons.iter().filter(move |c| c.point == Some(i));
+        let rows: Vec<Vec<String>> = at().map(comparison_row).collect();
         s += &table(&header, &rows);
+        s += &comparison_legend(at());
     }
     s += "\ndivergences (nats)\n";
-    let rows: Vec<Vec<String>> = b
-        .comparisons
-        .iter()
-        .filter(|c| c.point.is_none())
-        .map(comparison_row)
-        .collect();
+    let divergences = || b.comparisons.iter().filter(|c| c.point.is_none());
+    let rows: Vec<Vec<String>> = divergences().map(comparison_row).collect();
     s += &table(&header, &rows);
+    s += &comparison_legend(divergences());
     if !r.fits.is_empty() {
         let ns: Vec<String> = r.fits[0]
             .errors
@@ -399,7 +432,7 @@ pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
                 vec![
                     f.quantity.to_string(),
                     f.point.map_or("—".to_string(), |p| (p + 1).to_string()),
-                    f.prediction.to_string(),
+                    prediction_label(f.prediction).0.to_string(),
                     f.observed_exponent
                         .map_or("—".to_string(), |e| format!("n^{e:.2}")),
                     f.claimed.to_string(),

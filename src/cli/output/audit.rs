@@ -5,7 +5,7 @@ use crate::audit::claims::{Claim, ClaimKind};
 use crate::audit::range::{RangeAuditQuery, RangeReport};
 use crate::audit::verdict::Verdict;
 use crate::audit::{Audit, AuditQuery, ClaimReport, Tightness, straddle_json};
-use crate::enclosure::{Enclosure, exact_string, rounded_up};
+use crate::enclosure::{Enclosure, exact_string, number_text, rounded_up};
 use crate::profile::KValue;
 use rug::Rational;
 use serde_json::{Value, json};
@@ -14,10 +14,10 @@ use serde_json::{Value, json};
 const SHORT: u32 = 5;
 
 fn claim_text(c: &Claim) -> String {
-    let delta = c.delta.as_ref().map(exact_string).unwrap_or_default();
+    let delta = c.delta.as_ref().map(number_text).unwrap_or_default();
     match &c.kind {
-        ClaimKind::Upper => format!("({}, {delta})-DP", exact_string(&c.eps)),
-        ClaimKind::Lower => format!("not ({}, <{delta})-DP", exact_string(&c.eps)),
+        ClaimKind::Upper => format!("({}, {delta})-DP", number_text(&c.eps)),
+        ClaimKind::Lower => format!("not ({}, <{delta})-DP", number_text(&c.eps)),
         ClaimKind::Rdp { alpha } => {
             format!("D_{} ≤ {}", exact_string(alpha), exact_string(&c.eps))
         }
@@ -67,7 +67,7 @@ fn details(r: &ClaimReport, out: &mut String) {
                         ": the certified {} ∈ {} lies below the claimed {}",
                         value_label(c),
                         r.value,
-                        exact_string(c.delta.as_ref().expect("δ"))
+                        number_text(c.delta.as_ref().expect("δ"))
                     );
                 }
                 _ => {
@@ -79,7 +79,7 @@ fn details(r: &ClaimReport, out: &mut String) {
             if let Some(e) = &r.eps_at_delta {
                 *out += &format!(
                     "\n  certified ε at δ = {}: {}",
-                    exact_string(c.delta.as_ref().expect("δ")),
+                    number_text(c.delta.as_ref().expect("δ")),
                     e
                 );
             }
@@ -99,7 +99,7 @@ fn details(r: &ClaimReport, out: &mut String) {
                     "\n  boundary pairs k = {} alone: max δ({}) ∈ {}",
                     ks.join(" and k = "),
                     exact_string(&c.eps),
-                    worst.short(SHORT)
+                    worst.compact(SHORT)
                 );
                 *out += match b.verdict {
                     Verdict::Sound => {
@@ -136,9 +136,10 @@ fn details(r: &ClaimReport, out: &mut String) {
 
 pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
     let mut s = format!(
-        "shufflecert audit: {} · {} claims from {path}\n",
+        "shufflecert audit: {} · {} claims from {path}\n{}\n",
         query.mechanism.name,
-        audit.reports.len()
+        audit.reports.len(),
+        query.mechanism.domain_text()
     );
     s += &format!(
         "verdicts: {} sound, {} unsound, {} undecided · every [lo, hi] is a certified enclosure \
@@ -147,22 +148,12 @@ pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
         audit.count(Verdict::Unsound),
         audit.count(Verdict::Undecided)
     );
-    s += "tightness: claimed ε ÷ certified ε at the claimed δ, and claimed δ ÷ certified δ at the \
-          claimed ε (> 1: conservative, < 1: under-reports)\n\n";
+    s += "\n";
     let rows: Vec<Vec<String>> = audit
         .reports
         .iter()
         .map(|r| {
             let c = &r.claim;
-            let (eps_ratio, delta_ratio) = match &r.tightness {
-                Some(t) => (
-                    t.eps_ratio.as_ref().map_or("—".into(), |e| e.short(SHORT)),
-                    t.delta_ratio
-                        .as_ref()
-                        .map_or("—".into(), |e| e.short(SHORT)),
-                ),
-                None => ("—".into(), "—".into()),
-            };
             vec![
                 c.line.to_string(),
                 c.n.to_string(),
@@ -172,10 +163,10 @@ pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
                     Verdict::Unsound => "UNSOUND".into(),
                     v => v.name().into(),
                 },
-                format!("{} ∈ {}", value_label(c), r.value.short(SHORT)),
-                eps_ratio,
-                delta_ratio,
-                c.source.clone().unwrap_or_default(),
+                r.value.compact(SHORT),
+                r.eps_at_delta
+                    .as_ref()
+                    .map_or("—".into(), |e| e.compact(SHORT)),
             ]
         })
         .collect();
@@ -186,13 +177,41 @@ pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
             "claim",
             "scope",
             "verdict",
-            "certified",
-            "ε ÷ ε_cert",
-            "δ ÷ δ_cert",
-            "source",
+            "certified δ at ε",
+            "certified ε at δ",
         ],
         &rows,
     );
+    // How tight each decided claim is, and where it came from.
+    let rows: Vec<Vec<String>> = audit
+        .reports
+        .iter()
+        .filter(|r| r.tightness.is_some() || r.claim.source.is_some())
+        .map(|r| {
+            let (eps_ratio, delta_ratio) = match &r.tightness {
+                Some(t) => (
+                    t.eps_ratio
+                        .as_ref()
+                        .map_or("—".into(), |e| e.compact(SHORT)),
+                    t.delta_ratio
+                        .as_ref()
+                        .map_or("—".into(), |e| e.compact(SHORT)),
+                ),
+                None => ("—".into(), "—".into()),
+            };
+            vec![
+                r.claim.line.to_string(),
+                eps_ratio,
+                delta_ratio,
+                r.claim.source.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        s += "\ntightness: claimed ε ÷ certified ε at the claimed δ, and claimed δ ÷ certified δ at the \
+              claimed ε (> 1: conservative, < 1: under-reports)\n";
+        s += &table(&["line", "ε ÷ ε_cert", "δ ÷ δ_cert", "source"], &rows);
+    }
     let mut evidence = String::new();
     for r in &audit.reports {
         details(r, &mut evidence);
@@ -241,6 +260,7 @@ pub fn audit_json(query: &AuditQuery, path: &str, audit: &Audit) -> Value {
         "command": "audit",
         "certified": true,
         "mechanism": query.mechanism.to_json(),
+        "input_domain": query.mechanism.domain_json(),
         "claims_file": path,
         "backend": query.backend.label(),
         "summary": {
@@ -270,11 +290,11 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
     let r = &query.randomizer;
     let count = |v: Verdict| reports.iter().filter(|x| x.verdict == v).count();
     let mut s = format!(
-        "shufflecert audit: {} ({} inputs) · {} claims from {}\n",
+        "shufflecert audit: {} · {} claims from {}\n{}\n",
         r.name,
-        r.input_count(),
         reports.len(),
-        query.path
+        query.path,
+        r.domain_text()
     );
     s += "judged against the certified range lower ≤ δ_M(ε) ≤ upper (as `bounds`): sound when the \
           upper bound meets the claim, unsound when the lower bound contradicts it\n";
@@ -302,8 +322,8 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
                 x.eps_range.as_ref().map_or("—".into(), |e| {
                     format!(
                         "[{}, {}]",
-                        e.lower.value.short(SHORT),
-                        e.upper.value.short(SHORT)
+                        e.lower.value.compact(SHORT),
+                        e.upper.value.compact(SHORT)
                     )
                 }),
                 c.source.clone().unwrap_or_default(),
@@ -344,7 +364,7 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
                     "line {}: UNSOUND — the neighbouring datasets {first} and {second} have δ ∈ {} > {} at ε = {}\n",
                     c.line,
                     lower.value,
-                    exact_string(delta),
+                    number_text(delta),
                     exact_string(&c.eps)
                 );
             }
@@ -354,16 +374,16 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
                     c.line,
                     exact_string(&c.eps),
                     x.range.upper.value,
-                    exact_string(delta)
+                    number_text(delta)
                 );
             }
             (Verdict::Undecided, _) => {
                 evidence += &format!(
                     "line {}: undecided — the claimed {} lies inside the certified range [{}, {}]\n",
                     c.line,
-                    exact_string(delta),
-                    x.range.lower.value.short(SHORT),
-                    x.range.upper.value.short(SHORT)
+                    number_text(delta),
+                    x.range.lower.value.compact(SHORT),
+                    x.range.upper.value.compact(SHORT)
                 );
             }
             _ => {}
@@ -402,6 +422,7 @@ pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Val
         "command": "audit",
         "certified": true,
         "randomizer": r.to_json(),
+        "input_domain": r.domain_json(),
         "claims_file": query.path,
         "judged_against": "the certified range lower <= delta_M(eps) <= upper of `bounds` (blanket divergence above, concrete neighbouring pairs below)",
         "backend": query.backend.label(),

@@ -90,6 +90,7 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
         "command": "bounds",
         "certified": true,
         "randomizer": r.to_json(),
+        "input_domain": r.domain_json(),
         "n": b.query.n,
         "scope": [LOWER_SCOPE, UPPER_SCOPE],
         "lower_subset": lower_subset_note(b.rows),
@@ -133,18 +134,18 @@ pub(super) fn cell(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -
 }
 
 fn short(e: &Enclosure) -> String {
-    e.short(6)
+    e.compact(6)
 }
 
 /// `bounds` as text.
 pub fn bounds_text(b: &BoundsReport) -> String {
     let r = &b.query.randomizer;
     let mut s = format!(
-        "shufflecert bounds: {}  ({} inputs, {} outputs)  n = {}\n",
+        "shufflecert bounds: {}  n = {}\n{}; {} outputs\n",
         r.name,
-        r.input_count(),
-        r.d(),
-        b.query.n
+        b.query.n,
+        r.domain_text(),
+        r.d()
     );
     s += &format!("{LOWER_SCOPE}\n{UPPER_SCOPE}\n");
     if let Some(note) = lower_subset_note(b.rows) {
@@ -153,7 +154,7 @@ pub fn bounds_text(b: &BoundsReport) -> String {
     s += &index_text(r, b.index);
     s += "every [lo, hi] is a certified enclosure\n\n";
     let quantity = match &b.query.target {
-        Target::Epsilon(d) => format!("eps_M at delta = {}", exact_string(d)),
+        Target::Epsilon(d) => format!("eps_M at delta = {}", crate::enclosure::number_text(d)),
         Target::Delta(_) => "delta_M(eps)".into(),
     };
     let mut header = vec!["eps", "lower", "upper", "upper/lower"];
@@ -200,11 +201,11 @@ pub fn index_check_text(
 ) -> String {
     let r = &q.randomizer;
     let mut s = format!(
-        "shufflecert check: {}  ({} inputs, {} outputs)  n = {}\n",
+        "shufflecert check: {}  n = {}\n{}; {} outputs\n",
         r.name,
-        r.input_count(),
-        r.d(),
-        q.n
+        q.n,
+        r.domain_text(),
+        r.d()
     );
     s += &index_text(r, index);
     s += "predictions (uncertified; Takagi–Liew §3, leading terms, valid for ε_n = ω(n^-1/2), O(√(ln n/n))) held against the certified range: the upper end is the blanket bound, the lower end a concrete neighbouring pair\n";
@@ -255,6 +256,7 @@ pub fn index_check_json(
         "command": "check",
         "mode": "shuffle-index",
         "randomizer": r.to_json(),
+        "input_domain": r.domain_json(),
         "n": q.n,
         "shuffle_index": { "chi_up": index_json(r, &index.0), "chi_lo": index_json(r, &index.1) },
         "delta_ranges": c.delta_rows.iter().map(|row| json!({

@@ -12,7 +12,7 @@ const BERRY_ESSEEN_SCOPE: &str = "Part III Theorem 8.1 / Corollary 8.2: |delta_l
     every delta and gap is certified, but C_eps is not explicit: gap/c and the observed order are observations, not certificates";
 
 fn short(e: &Enclosure) -> String {
-    e.short(6)
+    e.compact(6)
 }
 
 /// The order observed at threshold `t` between row `i − 1` and row `i`.
@@ -300,6 +300,7 @@ pub fn limit_text(s: &Study) -> String {
     }
     out += "every [lo, hi] is certified; n·gap, √n·gap and the observed order are observations\n\n";
     let mut body = Vec::new();
+    let mut via_limit: Vec<Vec<String>> = Vec::new();
     for (t, th) in s.thresholds.iter().enumerate() {
         for (d, dir) in DIRECTIONS.iter().enumerate() {
             let lim = s
@@ -314,32 +315,33 @@ pub fn limit_text(s: &Study) -> String {
                 };
                 let (gap, ngap, order) = match r.gap.get(t) {
                     Some(g) => (
-                        g[d].short(4),
+                        g[d].compact(4),
                         format!("{:.4}", g[d].mid_f64() * r.n as f64),
                         observed_order(&s.rows, i, t, d).map_or("-".into(), |o| format!("{o:.2}")),
                     ),
                     None => ("-".into(), "-".into(), "-".into()),
                 };
-                let from_limit = r.transfer.as_ref().map_or("-".to_string(), |(_, w)| {
+                if let Some((_, w)) = &r.transfer {
                     let w = &w[t][d];
-                    format!(
-                        "{} (budget {:.2e}{})",
-                        w.delta.short(4),
-                        w.budget.to_f64(),
-                        if w.useful { "" } else { ", not useful" }
-                    )
-                });
+                    via_limit.push(vec![
+                        th.eps_text(),
+                        dir.to_string(),
+                        r.n.to_string(),
+                        w.delta.compact(4),
+                        crate::enclosure::rounded_up(&w.budget, 3),
+                        if w.useful { "yes" } else { "no" }.to_string(),
+                    ]);
+                }
                 body.push(vec![
                     th.eps_text(),
                     dir.to_string(),
                     r.n.to_string(),
                     r.k.to_string(),
-                    f.short(6),
-                    lim.map_or("-".into(), |l| l.short(6)),
+                    f.compact(6),
+                    lim.map_or("-".into(), |l| l.compact(6)),
                     gap,
                     ngap,
                     order,
-                    from_limit,
                 ]);
             }
         }
@@ -355,10 +357,16 @@ pub fn limit_text(s: &Study) -> String {
             "gap",
             "n*gap",
             "order",
-            "delta_n from limit + TV budget",
         ],
         &body,
     );
+    if !via_limit.is_empty() {
+        out += "\ndelta_n from the limit curve and its certified TV budget (Lemma 2.4):\n";
+        out += &table(
+            &["eps", "dir", "n", "delta_n via limit", "budget", "useful"],
+            &via_limit,
+        );
+    }
     let aux: Vec<Vec<String>> = s
         .rows
         .iter()
@@ -370,7 +378,7 @@ pub fn limit_text(s: &Study) -> String {
                     a.m.to_string(),
                     exact_string(&a.p),
                     exact_string(&a.q),
-                    a.tv.short(6),
+                    a.tv.compact(6),
                     format!("{:.4}", a.tv.mid_f64() * (r.n as f64).sqrt()),
                 ]
             })

@@ -95,6 +95,7 @@ impl PairReport for PairQuery {
             "command": command,
             "certified": true,
             "mechanism": self.mechanism.to_json(),
+            "input_domain": self.mechanism.domain_json(),
             "n": self.n,
             "k": self.k,
             "pair": "P = T_{n,k}, Q = T_{n,k+1}; qp means delta_{Q||P}",
@@ -110,8 +111,11 @@ impl PairReport for PairQuery {
 
     fn header_text<R>(&self, command: &str, computed: &Computed<R>) -> String {
         format!(
-            "shufflecert {command}: {}  n = {}  k = {}  (P = T_{{n,k}}, Q = T_{{n,k+1}})\n",
-            self.mechanism.name, self.n, self.k
+            "shufflecert {command}: {}  n = {}  k = {}\n{}; P = T_{{n,k}}, Q = T_{{n,k+1}}: k, then k + 1, of the n users hold input 1\n",
+            self.mechanism.name,
+            self.n,
+            self.k,
+            self.mechanism.domain_text()
         ) + &alphabet_text(&self.mechanism, &self.options)
             + &computed_text(computed, "histogram states")
     }
@@ -126,6 +130,7 @@ impl PairReport for BackgroundQuery {
             "command": command,
             "certified": true,
             "randomizer": r.to_json(),
+            "input_domain": r.domain_json(),
             "n": b.n(),
             "background": background_counts(r, b)
                 .into_iter()
@@ -157,9 +162,10 @@ impl PairReport for BackgroundQuery {
             .collect();
         let classes = output_classes(r, b, self.options.reduce).len();
         let mut s = format!(
-            "shufflecert {command}: {}  n = {}  (P: ({}, others), Q: ({}, others); others = {})\n",
+            "shufflecert {command}: {}  n = {}\n{}; P: ({}, others), Q: ({}, others); others = {}\n",
             r.name,
             b.n(),
+            r.domain_text(),
             r.inputs[b.switch.0],
             r.inputs[b.switch.1],
             if others.is_empty() {
@@ -389,15 +395,17 @@ pub fn epsilon_text<Q: PairReport>(
 }
 
 fn epsilon_table(delta: &Rational, r: &EpsilonRow) -> String {
-    format!("smallest ε ≥ 0 with δ(ε) ≤ {}\n\n", exact_string(delta))
-        + &table(
-            &["direction", "eps"],
-            &[
-                vec!["qp  δ_{Q‖P}".into(), r.qp.eps.to_string()],
-                vec!["pq  δ_{P‖Q}".into(), r.pq.eps.to_string()],
-                vec!["two-sided".into(), r.two_sided.to_string()],
-            ],
-        )
+    format!(
+        "smallest ε ≥ 0 with δ(ε) ≤ {}\n\n",
+        crate::enclosure::number_text(delta)
+    ) + &table(
+        &["direction", "eps"],
+        &[
+            vec!["qp  δ_{Q‖P}".into(), r.qp.eps.to_string()],
+            vec!["pq  δ_{P‖Q}".into(), r.pq.eps.to_string()],
+            vec!["two-sided".into(), r.two_sided.to_string()],
+        ],
+    )
 }
 
 fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {

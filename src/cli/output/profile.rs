@@ -79,6 +79,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
         "command": "profile",
         "certified": true,
         "mechanism": query.mechanism.to_json(),
+        "input_domain": query.mechanism.domain_json(),
         "n": query.n,
         "k_range": [p.k_range.0, p.k_range.1],
         "partial": p.partial,
@@ -100,8 +101,10 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
 
 pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
     let mut s = format!(
-        "shufflecert profile: {}  n = {}\n",
-        query.mechanism.name, query.n
+        "shufflecert profile: {}  n = {}\n{}\n",
+        query.mechanism.name,
+        query.n,
+        query.mechanism.domain_text()
     );
     s += &format!("{}\n", scope_text(query, p));
     s += &super::alphabet_text(&query.mechanism, &query.options);
@@ -117,7 +120,10 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
                 deltas.push(vec![t.eps_text(), r.value.to_string(), argmax_text(r)])
             }
             Quantity::Epsilon(d) => {
-                epsilons += &format!("\nsmallest ε ≥ 0 with δ_M(ε) ≤ {}\n\n", exact_string(d));
+                epsilons += &format!(
+                    "\nsmallest ε ≥ 0 with δ_M(ε) ≤ {}\n\n",
+                    crate::enclosure::number_text(d)
+                );
                 epsilons += &table(
                     &["eps_profile", "argmax (k, direction)"],
                     &[vec![r.value.to_string(), argmax_text(r)]],
