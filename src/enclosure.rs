@@ -539,6 +539,11 @@ fn positional(digits: &str, shift: i64) -> String {
     }
 }
 
+/// `"1 claim"`, `"2 claims"`: a count with its noun, singular or plural (text reports).
+pub fn count_of(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// An exact number as text reports write it: [`exact_string`], except that a short decimal
 /// below 10⁻³ is written in scientific form (`1e-5`, `2.5e-7`), so that every δ reads alike.
 pub fn number_text(q: &Rational) -> String {

@@ -16,6 +16,12 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
+/// A requested point, marked on the picture: ε and the enclosure `(lo, hi)` of δ there.
+pub struct Mark {
+    pub label: String,
+    pub point: (f64, f64, f64),
+}
+
 const BAND_COLOURS: [RGBColor; 2] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40)];
 const LINE_COLOURS: [RGBColor; 5] = [
     RGBColor(44, 160, 44),
@@ -25,8 +31,16 @@ const LINE_COLOURS: [RGBColor; 5] = [
     RGBColor(23, 190, 207),
 ];
 
-/// Draws the bands and lines into an SVG file at `path`.
-pub fn privacy_curves_svg(path: &str, title: &str, bands: &[Band], lines: &[Line]) -> Result<()> {
+/// Draws the bands, lines and marks into an SVG file at `path`.  Each band is drawn at least as
+/// wide as a thick line (a certified enclosure is usually far narrower than a pixel), and the
+/// axes span the data: ε from 0 to the last sample, δ over whole decades around every value.
+pub fn privacy_curves_svg(
+    path: &str,
+    title: &str,
+    bands: &[Band],
+    lines: &[Line],
+    marks: &[Mark],
+) -> Result<()> {
     let err = |e: String| Error::Io {
         path: path.to_string(),
         message: format!("cannot draw the plot: {e}"),
@@ -40,7 +54,9 @@ pub fn privacy_curves_svg(path: &str, title: &str, bands: &[Band], lines: &[Line
     if y_max <= 0.0 || y_max.is_nan() {
         return Err(err("no positive δ to draw on a logarithmic axis".into()));
     }
-    let y_min = (y_min / 2.0).max(y_max * 1e-30);
+    // Whole decades around the data (at most 30 of them below the largest value).
+    let y_min = 10f64.powf(y_min.log10().floor()).max(y_max * 1e-30);
+    let y_top = 10f64.powf(y_max.log10().ceil().max(y_max.log10() + 0.1));
     let x_max = bands
         .iter()
         .flat_map(|b| b.points.iter().map(|p| p.0))
@@ -53,16 +69,20 @@ pub fn privacy_curves_svg(path: &str, title: &str, bands: &[Band], lines: &[Line
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(80)
-        .build_cartesian_2d(0.0..x_max, (y_min..y_max * 2.0).log_scale())
+        // log10 δ on a linear axis, labelled as powers of ten: plotters' logarithmic axis stops
+        // labelling near 1e-15, and certified curves go far below.
+        .build_cartesian_2d(0.0..x_max, y_min.log10()..y_top.log10())
         .map_err(|e| err(e.to_string()))?;
     chart
         .configure_mesh()
         .x_desc("ε")
         .y_desc("δ(ε)  (log scale)")
-        .y_label_formatter(&|y| format!("{y:.0e}"))
+        // Enough labels that the whole logarithmic axis is labelled, not just its top.
+        .y_labels(((y_top / y_min).log10().ceil() as usize + 1).clamp(4, 31))
+        .y_label_formatter(&|y| format!("1e{:.0}", y.round()))
         .draw()
         .map_err(|e| err(e.to_string()))?;
-    let clamp = |y: f64| if y > y_min { y } else { y_min };
+    let clamp = |y: f64| if y > y_min { y.log10() } else { y_min.log10() };
     for (i, band) in bands.iter().enumerate() {
         let colour = BAND_COLOURS[i % BAND_COLOURS.len()];
         let mut outline: Vec<(f64, f64)> = band.points.iter().map(|p| (p.0, clamp(p.2))).collect();
@@ -77,11 +97,38 @@ pub fn privacy_curves_svg(path: &str, title: &str, bands: &[Band], lines: &[Line
             .legend(move |(x, y)| {
                 Rectangle::new([(x, y - 5), (x + 18, y + 5)], colour.mix(0.35).filled())
             });
+        // The band at least as wide as a line: a thick translucent stroke along the upper end.
         chart
             .draw_series(LineSeries::new(
                 band.points.iter().map(|p| (p.0, clamp(p.2))),
+                colour.mix(0.6).stroke_width(5),
+            ))
+            .map_err(|e| err(e.to_string()))?;
+        chart
+            .draw_series(LineSeries::new(
+                band.points.iter().map(|p| (p.0, clamp(p.1))),
                 colour.stroke_width(1),
             ))
+            .map_err(|e| err(e.to_string()))?;
+    }
+    for mark in marks {
+        let (x, lo, hi) = mark.point;
+        if !(hi > 0.0 && hi.is_finite()) {
+            continue;
+        }
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (x, clamp(hi)),
+                6,
+                BLACK.stroke_width(2),
+            )))
+            .map_err(|e| err(e.to_string()))?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                mark.label.clone(),
+                (x, clamp(lo.max(hi))),
+                ("sans-serif", 14).into_font(),
+            )))
             .map_err(|e| err(e.to_string()))?;
     }
     for (i, line) in lines.iter().enumerate() {

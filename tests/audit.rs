@@ -122,7 +122,7 @@ fn the_examples_get_their_verdicts_and_evidence() {
     assert!(words.contains("does NOT refute the claim: only a non-boundary composition does"));
     assert_eq!(
         run.stderr.trim(),
-        "shufflecert: audit: 2 of 5 claim(s) are unsound"
+        "shufflecert: audit: 2 of 5 claims are unsound"
     );
 }
 

@@ -149,15 +149,15 @@ impl<'a> From<&'a Mechanism> for Subject<'a> {
     }
 }
 
-impl Subject<'_> {
-    fn source(&self) -> Option<&crate::mechanism::MechanismSource> {
+impl<'a> Subject<'a> {
+    fn source(self) -> Option<&'a crate::mechanism::MechanismSource> {
         match self {
             Subject::Mechanism(m) => m.source.as_ref(),
             Subject::Randomizer(r) => r.source.as_ref(),
         }
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(self) -> Value {
         match self {
             Subject::Mechanism(m) => m.to_json(),
             Subject::Randomizer(r) => r.to_json(),

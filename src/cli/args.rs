@@ -434,7 +434,7 @@ pub struct CommonArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("thresholds").args(["eps", "exp_eps"]).required(true).multiple(true)))]
+#[command(group(ArgGroup::new("thresholds").args(["eps", "exp_eps"]).multiple(true)))]
 pub struct DeltaArgs {
     #[command(flatten)]
     pub pair: PairArgs,
@@ -447,7 +447,8 @@ pub struct DeltaArgs {
     #[arg(long, value_name = "C[,C…]", allow_hyphen_values = true)]
     pub exp_eps: Option<String>,
 
-    /// Also draw both curves over ε ∈ [0, 1.5·max ε] into this SVG file.
+    /// Also draw both certified curves into this SVG file, the asked ε marked, over ε from 0 to
+    /// 1.5·max ε and at least to where δ falls below 1e-12 (alone: without --eps).
     #[arg(long, value_name = "OUT.svg")]
     pub plot: Option<String>,
 

@@ -40,8 +40,8 @@ fn unsound_failure(verdicts: &[crate::audit::verdict::Verdict]) -> Option<String
         .count();
     (unsound > 0).then(|| {
         format!(
-            "audit: {unsound} of {} claim(s) are unsound",
-            verdicts.len()
+            "audit: {unsound} of {} unsound",
+            crate::enclosure::count_of(verdicts.len(), "claim is", "claims are")
         )
     })
 }
@@ -72,7 +72,12 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
     match &cli.command {
         Command::Delta(a) => {
-            let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
+            // `--plot` alone draws the curves over ε from 0 to where δ is negligible.
+            let thresholds = if a.eps.is_none() && a.exp_eps.is_none() && a.plot.is_some() {
+                Vec::new()
+            } else {
+                validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?
+            };
             let source = validate::pair_source(&a.pair, "delta")?;
             if !matches!(source, Source::Mechanism(_)) {
                 for (given, flag) in [
@@ -110,16 +115,43 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             };
             let DeltaJob { thresholds } = job;
             let eta = a.tv_ball.as_deref().map(validate::tv_radius).transpose()?;
-            let grid = plot::grid(&thresholds);
+            let asked = thresholds.clone();
             let computed = answer(&query, &DeltaJob { thresholds })?;
             if let Some(path) = &a.pair.common.certificate {
                 let report = with_exact_endpoints(|| output::delta_json(&query, &computed));
                 let parts = certify::pair_parts("delta", &query, &computed, report, &[]);
                 certify::write(path, parts)?;
             }
+            // The picture is computed on its own, so that its samples never change how the
+            // reported answers were computed; it is drawn before the report, which says where
+            // it went (or, after the report, why it could not be drawn).
+            let drawn = a.plot.as_ref().map(|path| {
+                let picture_query = crate::query::PairQuery {
+                    escalate_above: None,
+                    ..query.clone()
+                };
+                let negligible = answer(
+                    &picture_query,
+                    &EpsilonJob {
+                        delta: crate::enclosure::parse_rational(plot::NEGLIGIBLE_DELTA)
+                            .expect("an exact number"),
+                    },
+                )
+                .ok()
+                .map(|e| e.result.two_sided.hi().to_f64());
+                let grid = plot::grid(&asked, negligible);
+                let top = grid.last().map_or(0.0, crate::query::Threshold::eps_f64);
+                answer(&picture_query, &DeltaJob { thresholds: grid })
+                    .and_then(|rows| {
+                        plot::delta_plot(path, &query, &rows.result, &plot::marks(&computed.result))
+                    })
+                    .map(|()| (path.clone(), top))
+                    .map_err(|e| format!("error: {e}"))
+            });
             let ball = eta
                 .as_ref()
                 .map(|eta| (eta, tv_ball(query.n, query.k, eta, &computed.result)));
+            let written = drawn.as_ref().and_then(|d| d.as_ref().ok());
             let stdout = render(
                 a.pair.common.json,
                 || {
@@ -128,6 +160,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                         v["tv_ball"] =
                             output::tv_ball_json(query.n, query.k, eta, &computed.result, rows);
                     }
+                    if let Some((path, _)) = written {
+                        v["plot"] = path.clone().into();
+                    }
                     v
                 },
                 || {
@@ -135,21 +170,15 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     if let Some((eta, rows)) = &ball {
                         s += &output::tv_ball_text(query.n, query.k, eta, &computed.result, rows);
                     }
+                    if let Some((path, top)) = written {
+                        s += &format!(
+                            "\nplot: both certified curves for ε in [0, {top:.4}] written to {path} (SVG)\n"
+                        );
+                    }
                     s
                 },
             );
-            // The picture is computed on its own, so that its samples never change how the
-            // reported answers were computed.
-            let failure = a.plot.as_ref().and_then(|path| {
-                let picture_query = crate::query::PairQuery {
-                    escalate_above: None,
-                    ..query.clone()
-                };
-                answer(&picture_query, &DeltaJob { thresholds: grid })
-                    .and_then(|rows| plot::delta_plot(path, &query, &rows.result))
-                    .err()
-                    .map(|e| format!("error: {e}"))
-            });
+            let failure = drawn.and_then(|d| d.err());
             Ok(Outcome { stdout, failure })
         }
         Command::Epsilon(a) => {
@@ -501,9 +530,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             );
             let failure = (!v.valid()).then(|| {
                 format!(
-                    "verify: {} is INVALID ({} problem(s))",
+                    "verify: {} is INVALID ({})",
                     a.certificate,
-                    v.problems.len()
+                    crate::enclosure::count_of(v.problems.len(), "problem", "problems")
                 )
             });
             Ok(Outcome { stdout, failure })
@@ -531,26 +560,48 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                         .filter(|c| c.verdict == crate::check::Verdict::Optimistic)
                         .count();
                     let failure = (a.fail_on.is_some() && optimistic > 0).then(|| {
-                        format!("check failed: {optimistic} prediction(s) are optimistic at n = {} (under-report the certified value)", query.n)
+                        format!("check failed: {} optimistic at n = {} (under-report the certified value)", crate::enclosure::count_of(optimistic, "prediction is", "predictions are"), query.n)
                     });
                     return Ok(Outcome { stdout, failure });
                 }
             };
             let report = crate::check::check(&query)?;
-            let plot_failure = match (&a.plot, &report.base.samples) {
-                (Some(path), Some(samples)) => plot::check_plot(path, &query, samples)
-                    .err()
-                    .map(|e| format!("error: {e}")),
+            let plot_result = match (&a.plot, &report.base.samples) {
+                (Some(path), Some(samples)) => Some(
+                    plot::check_plot(path, &query, samples)
+                        .map(|()| path.clone())
+                        .map_err(|e| format!("error: {e}")),
+                ),
                 _ => None,
             };
+            let written = plot_result.as_ref().and_then(|r| r.as_ref().ok());
             let stdout = render(
                 a.pair.common.json,
-                || output::check_json(&query, &report),
-                || output::check_text(&query, &report),
+                || {
+                    let mut v = output::check_json(&query, &report);
+                    if let Some(path) = written {
+                        v["plot"] = path.clone().into();
+                    }
+                    v
+                },
+                || {
+                    let mut s = output::check_text(&query, &report);
+                    if let Some(path) = written {
+                        s += &format!(
+                            "\nplot: certified bands and predictions written to {path} (SVG)\n"
+                        );
+                    }
+                    s
+                },
             );
+            let plot_failure = plot_result.and_then(|r| r.err());
             let optimistic = report.optimistic().count();
             let gate = (a.fail_on.is_some() && optimistic > 0).then(|| {
-                format!("check failed: {optimistic} prediction(s) are optimistic at n = {} (under-report the certified value)", query.pair.n)
+                format!(
+                    "check failed: {} optimistic at n = {} (under-report the certified value)",
+                    crate::enclosure::count_of(optimistic, "prediction is", "predictions are"),
+                    query.pair.n
+                )
             });
             Ok(Outcome {
                 stdout,

@@ -607,7 +607,7 @@ pub fn thresholds(eps: Option<&str>, exp_eps: Option<&str>) -> Result<Vec<Thresh
     if out.is_empty() {
         return Err(Error::argument(
             "--eps",
-            "give at least one ε (or --exp-eps)",
+            "give at least one ε with --eps or --exp-eps (delta also takes --plot alone)",
         ));
     }
     Ok(out)

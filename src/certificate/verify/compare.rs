@@ -117,7 +117,6 @@ pub fn verify_compare(
         tally.route(label.clone());
         tally.recomputed(&boundary_field, &fresh.result.two_sided, &label);
         // Every published bound, recomputed; its ratio and status derived again.
-        let bounds = result["bounds"].as_array().cloned().unwrap_or_default();
         let fresh = published_bounds(
             &Randomizer::from_mechanism(m.clone()),
             n,
@@ -125,83 +124,12 @@ pub fn verify_compare(
             settings.options.memory_limit,
             Some(precision),
         )?;
-        if bounds.len() != fresh.len() {
-            tally.problem(format!(
-                "{field}.bounds: {} bounds, but {} apply",
-                bounds.len(),
-                fresh.len()
-            ));
-            continue;
-        }
-        tally.route(format!("published bounds recomputed in {label}"));
-        for (j, (certified, bound)) in bounds.iter().zip(fresh).enumerate() {
-            let bound_field = format!("{field}.bounds.{j}");
-            let eps = match (&certified["eps"], &bound.eps) {
-                (Value::Null, None) => None,
-                (v, Some(recomputed)) if !v.is_null() => {
-                    let eps_field = format!("{bound_field}.eps");
-                    let eps = enclosure_at(v, &eps_field)?;
-                    tally.certified(&eps_field, eps.clone(), true);
-                    tally.recomputed(&eps_field, recomputed, &label);
-                    Some(eps)
-                }
-                (v, recomputed) => {
-                    tally.problem(format!(
-                        "{bound_field}.eps: records {v}, but recomputed {}",
-                        recomputed
-                            .as_ref()
-                            .map_or("no value (outside its validity)".into(), |e| e.to_string())
-                    ));
-                    continue;
-                }
-            };
-            let derived = with_exact_endpoints(|| {
-                BoundRow::judged(
-                    crate::accountants::Bound { eps, ..bound },
-                    &target_row,
-                    &target_row,
-                )
-                .to_json()
-            });
-            let arithmetic = certified["arithmetic"].as_str().unwrap_or_default();
-            if !(arithmetic == "interval"
-                || arithmetic
-                    .strip_prefix("mpfr-")
-                    .is_some_and(|b| b.parse::<u32>().is_ok()))
-            {
-                tally.problem(format!(
-                    "{bound_field}.arithmetic: {arithmetic:?} names no arithmetic of this tool"
-                ));
-            }
-            // Certificates of 0.1.x predate `stated_for`; every later one records it.
-            let legacy =
-                crate::certificate::family_meaning(cert) == crate::mechanism::FamilyMeaning::Legacy;
-            if !(legacy && certified["stated_for"].is_null())
-                && certified["stated_for"] != derived["stated_for"]
-            {
-                tally.problem(format!(
-                    "{bound_field}.stated_for: records {}, but the bound is stated for {}",
-                    certified["stated_for"], derived["stated_for"]
-                ));
-            }
-            for key in [
-                "validity",
-                "id",
-                "name",
-                "source",
-                "method",
-                "valid",
-                "ratio_to_certified",
-                "status",
-            ] {
-                if certified[key] != derived[key] {
-                    tally.problem(format!(
-                        "{bound_field}.{key}: records {}, but the certified values give {}",
-                        certified[key], derived[key]
-                    ));
-                }
-            }
-        }
+        let check = BoundCheck {
+            cert,
+            field: &field,
+            label: &label,
+        };
+        check.bounds(&result["bounds"], fresh, &target_row, &target_row, tally)?;
     }
     Ok(())
 }
@@ -400,17 +328,49 @@ pub fn verify_compare_range(
             continue;
         }
         // Every published bound, recomputed; its ratio and status derived again.
-        let recorded = result["bounds"].as_array().cloned().unwrap_or_default();
         let fresh = published_bounds(r, n, &delta, settings.options.memory_limit, Some(precision))?;
+        let check = BoundCheck {
+            cert,
+            field: &field,
+            label: &label,
+        };
+        check.bounds(&result["bounds"], fresh, &lower, &upper, tally)?;
+    }
+    Ok(())
+}
+
+/// The published bounds of one result checked against their recomputation (`fresh`, MPFR at
+/// `label`): each ε confirmed, and its validity, statement, ratio and status derived again from
+/// the certified ends `lower` and `upper` of the mechanism's ε.
+struct BoundCheck<'a> {
+    cert: &'a Value,
+    field: &'a str,
+    label: &'a str,
+}
+
+impl BoundCheck<'_> {
+    fn bounds(
+        &self,
+        recorded: &Value,
+        fresh: Vec<crate::accountants::Bound>,
+        lower: &Enclosure,
+        upper: &Enclosure,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let field = self.field;
+        let recorded = recorded.as_array().cloned().unwrap_or_default();
         if recorded.len() != fresh.len() {
             tally.problem(format!(
                 "{field}.bounds: {} bounds, but {} apply",
                 recorded.len(),
                 fresh.len()
             ));
-            continue;
+            return Ok(());
         }
-        tally.route(format!("published bounds recomputed in {label}"));
+        tally.route(format!("published bounds recomputed in {}", self.label));
+        // Certificates of 0.1.x predate `stated_for`; every later one records it.
+        let legacy = crate::certificate::family_meaning(self.cert)
+            == crate::mechanism::FamilyMeaning::Legacy;
         for (j, (certified, bound)) in recorded.iter().zip(fresh).enumerate() {
             let bound_field = format!("{field}.bounds.{j}");
             let eps = match (&certified["eps"], &bound.eps) {
@@ -419,23 +379,42 @@ pub fn verify_compare_range(
                     let eps_field = format!("{bound_field}.eps");
                     let eps = enclosure_at(v, &eps_field)?;
                     tally.certified(&eps_field, eps.clone(), true);
-                    tally.recomputed(&eps_field, recomputed, &label);
+                    tally.recomputed(&eps_field, recomputed, self.label);
                     Some(eps)
                 }
-                (v, _) => {
+                (v, recomputed) => {
                     tally.problem(format!(
-                        "{bound_field}.eps: records {v}, but the recomputation disagrees on whether it applies"
+                        "{bound_field}.eps: records {v}, but recomputed {}",
+                        recomputed
+                            .as_ref()
+                            .map_or("no value (outside its validity)".into(), |e| e.to_string())
                     ));
                     continue;
                 }
             };
             let derived = with_exact_endpoints(|| {
-                BoundRow::judged(crate::accountants::Bound { eps, ..bound }, &lower, &upper)
-                    .to_json()
+                BoundRow::judged(crate::accountants::Bound { eps, ..bound }, lower, upper).to_json()
             });
+            let arithmetic = certified["arithmetic"].as_str().unwrap_or_default();
+            if !(arithmetic == "interval"
+                || arithmetic
+                    .strip_prefix("mpfr-")
+                    .is_some_and(|b| b.parse::<u32>().is_ok()))
+            {
+                tally.problem(format!(
+                    "{bound_field}.arithmetic: {arithmetic:?} names no arithmetic of this tool"
+                ));
+            }
+            if !(legacy && certified["stated_for"].is_null())
+                && certified["stated_for"] != derived["stated_for"]
+            {
+                tally.problem(format!(
+                    "{bound_field}.stated_for: records {}, but the bound is stated for {}",
+                    certified["stated_for"], derived["stated_for"]
+                ));
+            }
             for key in [
                 "validity",
-                "stated_for",
                 "id",
                 "name",
                 "source",
@@ -452,6 +431,6 @@ pub fn verify_compare_range(
                 }
             }
         }
+        Ok(())
     }
-    Ok(())
 }

@@ -447,7 +447,8 @@ pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
     let optimistic = r.optimistic().count();
     if optimistic > 0 {
         s += &format!(
-            "\n{optimistic} prediction(s) are optimistic: they under-report the certified value and are unsafe as guarantees\n"
+            "\n{} optimistic: they under-report the certified value and are unsafe as guarantees\n",
+            crate::enclosure::count_of(optimistic, "prediction is", "predictions are")
         );
     }
     s

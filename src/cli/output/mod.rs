@@ -29,11 +29,14 @@ pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> 
     let mut s = format!("shufflecert verify: {path} ({} certificate)\n", v.command);
     if v.valid() {
         s += &format!(
-            "VALID: {} certified value(s) confirmed by independent routes\n",
-            v.confirmed
+            "VALID: {} confirmed by independent routes\n",
+            crate::enclosure::count_of(v.confirmed, "certified value", "certified values")
         );
     } else {
-        s += &format!("INVALID: {} problem(s)\n", v.problems.len());
+        s += &format!(
+            "INVALID: {}\n",
+            crate::enclosure::count_of(v.problems.len(), "problem", "problems")
+        );
         for p in &v.problems {
             s += &format!("  - {p}\n");
         }
