@@ -42,8 +42,12 @@ fn published_bounds(c: &mut Criterion) {
         .sample_size(10)
         .measurement_time(Duration::from_secs(30));
     for n in [1_000u64, 10_000] {
+        let mechanism = load_mechanism("binary-rr:eps0=1").unwrap();
         let query = CompareQuery {
-            mechanism: load_mechanism("binary-rr:eps0=1").unwrap(),
+            randomizer: shufflecert::mechanism::randomizer::Randomizer::from_mechanism(
+                mechanism.clone(),
+            ),
+            mechanism: Some(mechanism),
             ns: vec![n],
             delta: parse_rational("1e-5").unwrap(),
             options: PairOptions::default(),
