@@ -16,18 +16,15 @@ use crate::profile::Quantity;
 use crate::query::{Backend, EpsilonJob, Threshold, answer};
 use serde_json::Value;
 
-pub fn verify_compare(
-    cert: &Value,
-    m: &Mechanism,
-    settings: &Settings,
-    tally: &mut Tally,
-) -> Result<()> {
-    let report = &cert["report"];
+/// The report's target δ, and its local parameters derived again from the mechanism (both
+/// kinds of compare certificate; the input domain is checked by `verify` for every kind).
+fn delta_and_local(report: &Value, r: &Randomizer, tally: &mut Tally) -> Result<rug::Rational> {
     let delta = report["delta"]
         .as_str()
         .and_then(parse_rational)
         .ok_or_else(|| Error::argument("report.delta", "not an exact number"))?;
-    match LocalPrivacy::of(m)? {
+    crate::exact::curve::check_target(&delta)?;
+    match LocalPrivacy::of_randomizer(r)? {
         Some(local) => {
             let derived = with_exact_endpoints(|| local.to_json());
             if report["local"] != derived {
@@ -39,6 +36,17 @@ pub fn verify_compare(
         }
         None => tally.problem("report.local: the mechanism is not ε0-LDP for any finite ε0"),
     }
+    Ok(delta)
+}
+
+pub fn verify_compare(
+    cert: &Value,
+    m: &Mechanism,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let report = &cert["report"];
+    let delta = delta_and_local(report, &Randomizer::from_mechanism(m.clone()), tally)?;
     let precision = higher_precision(settings);
     let label = format!("mpfr-{precision}");
     let results = report["results"].as_array().cloned().unwrap_or_default();
@@ -157,26 +165,7 @@ pub fn verify_compare_range(
     use crate::exact::background::Background;
     use crate::query::BackgroundQuery;
     let report = &cert["report"];
-    let delta = report["delta"]
-        .as_str()
-        .and_then(parse_rational)
-        .ok_or_else(|| Error::argument("report.delta", "not an exact number"))?;
-    crate::exact::curve::check_target(&delta)?;
-    match LocalPrivacy::of_randomizer(r)? {
-        Some(local) => {
-            let derived = with_exact_endpoints(|| local.to_json());
-            if report["local"] != derived {
-                tally.problem(format!(
-                    "report.local: records {}, but the randomizer gives {derived}",
-                    report["local"]
-                ));
-            }
-        }
-        None => tally.problem("report.local: the randomizer is not ε0-LDP for any finite ε0"),
-    }
-    if report["input_domain"] != r.domain_json() {
-        tally.problem("report.input_domain: differs from the randomizer's inputs");
-    }
+    let delta = delta_and_local(report, r, tally)?;
     let precision = higher_precision(settings);
     let label = format!("mpfr-{precision}");
     if report["command"] != "compare" {
