@@ -42,7 +42,7 @@ fn binary_rr(c: &mut Criterion) {
             vec![Quantity::Epsilon(parse_rational("1e-5").unwrap())],
         );
         group.bench_function(format!("n={n}"), |b| {
-            b.iter(|| profile(black_box(&q), &|_| {}).unwrap())
+            b.iter(|| profile(black_box(&q)).unwrap())
         });
     }
     group.finish();
@@ -59,11 +59,11 @@ fn general(c: &mut Criterion) {
         eps(&["0.05", "0.1", "0.2", "0.3"]),
     );
     group.bench_function("ternary, n=200, four eps", |b| {
-        b.iter(|| profile(black_box(&ternary), &|_| {}).unwrap())
+        b.iter(|| profile(black_box(&ternary)).unwrap())
     });
     let krr = query("k-rr:k=4,exp_eps0=3,inputs=2", 100, eps(&["0.5"]));
     group.bench_function("4-RR e^eps0=3, n=100, one eps", |b| {
-        b.iter(|| profile(black_box(&krr), &|_| {}).unwrap())
+        b.iter(|| profile(black_box(&krr)).unwrap())
     });
     group.finish();
 }

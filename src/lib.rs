@@ -32,7 +32,8 @@
 //!   arithmetic, claims judged sound / unsound / undecided, `compare`.
 //! * [`certificate`] — certificates, `verify` and `merge`.
 //! * [`plot`] and [`cli`] — SVG pictures and the command-line shell.
-//! * [`enclosure`] and [`error`] — the enclosure type and its printing, and the error type.
+//! * [`enclosure`] and [`error`] — the enclosure type and its printing, and the error type;
+//!   [`progress`] — the stages long computations report to a listener (never read back).
 //!
 //! ```
 //! use rug::Rational;
@@ -69,4 +70,5 @@ pub mod limits;
 pub mod mechanism;
 pub mod plot;
 pub mod profile;
+pub mod progress;
 pub mod query;

@@ -20,7 +20,10 @@
 //! inequality for the hockey-stick divergence both curves of pair k lie below those of the
 //! node pair `(C ⊛ W0, C ⊛ W1) = (T_{m,lo}, T_{m,lo+1})`, `m = n − (hi − lo) + 1`.  A node
 //! whose certified upper bound cannot reach the best certified lower bound found so far is
-//! dropped with its whole range of k (strictly below, so ties are never dropped).
+//! dropped with its whole range of k (strictly below, so ties are never dropped).  A first dive
+//! into the more dangerous child at every level seeds the bounds; subtrees scanned in parallel
+//! start from their parent's bounds and do not share theirs, so what is pruned, and so the
+//! output, is the same at any thread count.
 //!
 //! **Quantities.** One scan answers a list of [`Quantity`]: δ_M at thresholds, ε_M for target
 //! δ, and the Rényi profile `max_k max(D_α(T_{n,k+1}‖T_{n,k}), D_α(T_{n,k}‖T_{n,k+1}))`.  Each
@@ -44,11 +47,11 @@ use crate::exact::pair::{
 };
 use crate::exact::window::WindowGroup;
 use crate::mechanism::{Channel, Mechanism};
+use crate::progress::Stage;
 use crate::query::{Backend, PairJob, PairQuery, Threshold, Widths, answer};
 use inari::Interval;
 use rug::Rational;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A quantity whose worst case over every composition k (both directions, or both orders) the
 /// profile certifies.
@@ -296,8 +299,8 @@ impl Profile {
     }
 }
 
-/// Runs the profile; `progress` is told how many values of k each step resolves.
-pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<Profile> {
+/// Runs the profile, reporting the values of k resolved as the stage `profile scan`.
+pub fn profile(query: &ProfileQuery) -> Result<Profile> {
     let n = query.n;
     if n < 1 {
         return Err(Error::argument("--n", "must be at least 1"));
@@ -320,6 +323,8 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
         q.validate()?;
     }
     let partial = (a, b) != (0, n - 1);
+    let progress = Stage::start("profile scan", "values of k", b - a + 1);
+    let progress = &progress;
     let mut result = match query.backend {
         Backend::Exact => {
             query.mechanism.require_rational()?;
@@ -341,6 +346,7 @@ pub fn profile(query: &ProfileQuery, progress: &(dyn Fn(u64) + Sync)) -> Result<
             .any(|r| r.value.lo() != &Endpoint::PosInf && r.value.hi() == &Endpoint::PosInf);
         if beyond_doubles {
             let precision = 128;
+            let progress = &Stage::start("profile rescan in MPFR", "values of k", b - a + 1);
             result = scan_in::<MpfrInterval>(query, (a, b), &MpfrCtx { precision }, progress)?;
             result.partial = partial;
             result.arithmetic = format!(
@@ -547,9 +553,9 @@ impl Widths for PairValues {
     }
 }
 
+/// What the scan gathers from every branch; its contents do not depend on the order in which
+/// branches finish (they are sorted or summed afterwards).
 struct ScanState {
-    /// Best certified lower bound of each quantity's maximum.
-    best: Vec<Rational>,
     /// Per quantity, what closed nodes contribute.
     closed: Vec<ClosedNodes>,
     /// Every range of k closed for a quantity at a node, and why.
@@ -564,8 +570,7 @@ struct Scan<'a, S: Scalar> {
     ctx: &'a S::Ctx,
     prune: bool,
     state: Mutex<ScanState>,
-    progress: &'a (dyn Fn(u64) + Sync),
-    resolved: AtomicU64,
+    progress: &'a Stage,
 }
 
 /// Largest finite value used as a lower bound of ε or of a Rényi divergence: an infinite value
@@ -584,8 +589,7 @@ fn lower(e: &Enclosure) -> Rational {
 
 impl<S: Scalar> Scan<'_, S> {
     fn resolve(&self, count: u64) {
-        self.resolved.fetch_add(count, Ordering::Relaxed);
-        (self.progress)(count);
+        self.progress.advance(count);
     }
 
     /// Which quantities are still open below this node.  A quantity closes when the node
@@ -598,11 +602,16 @@ impl<S: Scalar> Scan<'_, S> {
     /// recorded as a range of ties.  An ε quantity closes when the node's `δ(0) = TV ≤ D` in both
     /// directions: then `ε_k = 0` exactly for every k below, also a range of ties.  A node with
     /// no open quantity is dropped.
-    fn still_open(&self, pair: &PairLaw<S>, range: (u64, u64), open: &[bool]) -> Vec<bool> {
+    fn still_open(
+        &self,
+        pair: &PairLaw<S>,
+        range: (u64, u64),
+        open: &[bool],
+        best: &[Rational],
+    ) -> Vec<bool> {
         if !self.prune {
             return open.to_vec();
         }
-        let best = self.state.lock().expect("scan state").best.clone();
         // Evaluations per direction: one per δ threshold, two per ε target (after the shared TV).
         let evaluations: usize = self
             .quantities
@@ -627,7 +636,7 @@ impl<S: Scalar> Scan<'_, S> {
             .quantities
             .iter()
             .enumerate()
-            .zip(&best)
+            .zip(best)
             .zip(open)
             .map(|(((i, q), b), &is_open)| {
                 if !is_open {
@@ -735,11 +744,10 @@ impl<S: Scalar> Scan<'_, S> {
     }
 
     /// A steering score of a node: how likely it holds the maximum (larger first).
-    fn score(&self, pair: &PairLaw<S>) -> f64 {
-        let best = self.state.lock().expect("scan state").best[0].clone();
+    fn score(&self, pair: &PairLaw<S>, best: &[Rational]) -> f64 {
         let eps = match &self.quantities[0] {
             Quantity::Delta(Threshold::Eps(e)) => e.clone(),
-            Quantity::Epsilon(_) => best,
+            Quantity::Epsilon(_) => best[0].clone(),
             Quantity::Delta(Threshold::ExpEps(_)) | Quantity::Renyi(_) => Rational::new(),
         };
         [Direction::Qp, Direction::Pq]
@@ -751,17 +759,11 @@ impl<S: Scalar> Scan<'_, S> {
             .fold(0.0, f64::max)
     }
 
-    fn leaf(&self, k: u64, pair: &PairLaw<S>, open: &[bool]) -> Result<()> {
+    /// Evaluates the leaf pair of k, raises `best` to its certified lower bounds and records it.
+    fn leaf(&self, k: u64, pair: &PairLaw<S>, open: &[bool], best: &mut [Rational]) -> Result<()> {
         let values = evaluate_pair(pair, self.quantities, open, self.ctx)?;
+        raise(best, &values);
         let mut state = self.state.lock().expect("scan state");
-        for (i, (a, b)) in values.qp.iter().zip(&values.pq).enumerate() {
-            if let (Some(a), Some(b)) = (a, b) {
-                let lo = lower(a).max(lower(b));
-                if lo > state.best[i] {
-                    state.best[i] = lo;
-                }
-            }
-        }
         state.records.push(LeafRecord {
             k,
             qp: values.qp,
@@ -772,7 +774,7 @@ impl<S: Scalar> Scan<'_, S> {
     }
 
     /// Scans `k ∈ [a, b]` from an empty group: the root node's users (`n − 1 − b` W0-users and
-    /// `a` W1-users) are added first.
+    /// `a` W1-users) are added first.  With pruning, a few leaves seed the best lower bounds.
     fn scan_from<G: GroupLaw<S>>(
         &self,
         empty: G,
@@ -781,12 +783,69 @@ impl<S: Scalar> Scan<'_, S> {
         open: &[bool],
     ) -> Result<()> {
         let root = empty.with_users(zeros, ones, &self.channel, self.ctx);
-        self.visit(root, None, a, b + 1, open)
+        let mut best = vec![Rational::new(); self.quantities.len()];
+        if self.prune {
+            self.seed(&root, (a, b + 1), &mut best)?;
+        }
+        self.visit(root, None, a, b + 1, open, &mut best)
+    }
+
+    /// Seeds `best` with the values of three leaves: both ends of `[lo, hi)` (where binary
+    /// mechanisms usually attain their maximum), then the leaf reached from the root by always
+    /// stepping into the child with the larger [`Scan::score`] against them.  A deterministic
+    /// lower bound to prune with from the start, so that branches run in parallel need not
+    /// share bounds.
+    fn seed<G: GroupLaw<S>>(
+        &self,
+        root: &G,
+        (lo, hi): (u64, u64),
+        best: &mut [Rational],
+    ) -> Result<()> {
+        let all = vec![true; self.quantities.len()];
+        let evaluate = |group: &G, best: &mut [Rational]| -> Result<()> {
+            let pair = group.pair(&self.channel, self.ctx);
+            raise(
+                best,
+                &evaluate_pair(&pair, self.quantities, &all, self.ctx)?,
+            );
+            Ok(())
+        };
+        let span = (hi - lo - 1) as usize;
+        evaluate(&root.with_users(span, 0, &self.channel, self.ctx), best)?;
+        if span > 0 {
+            evaluate(&root.with_users(0, span, &self.channel, self.ctx), best)?;
+        }
+        let (mut lo, mut hi) = (lo, hi);
+        let mut below: Option<G> = None;
+        while hi - lo > 1 {
+            let group = below.as_ref().unwrap_or(root);
+            let mid = lo + (hi - lo) / 2;
+            let left = group.with_users((hi - mid) as usize, 0, &self.channel, self.ctx);
+            let right = group.with_users(0, (mid - lo) as usize, &self.channel, self.ctx);
+            let scores =
+                [&left, &right].map(|g| self.score(&g.pair(&self.channel, self.ctx), best));
+            (below, lo, hi) = if scores[1] > scores[0] {
+                (Some(right), mid, hi)
+            } else {
+                (Some(left), lo, mid)
+            };
+        }
+        if let Some(leaf) = &below {
+            if span > 1 {
+                evaluate(leaf, best)?;
+            }
+        }
+        Ok(())
     }
 
     /// Visits the node `[lo, hi)` whose group is `group` (and whose pair, when already
-    /// computed, is `pair`), with the quantities still `open` at its parent.  Memory: down the
-    /// recursion each level keeps only the sibling's group; a pair lives while it is used.
+    /// computed, is `pair`), with the quantities still `open` at its parent, pruning against
+    /// `best` and raising it with every leaf below.  Memory: down the recursion each level keeps
+    /// only the sibling's group; a pair lives while it is used.
+    ///
+    /// Determinism: children run in parallel each start from the parent's `best` and the
+    /// parent then takes the larger of their results, so every decision depends on the tree
+    /// alone, never on which thread finishes first; the output is the same at any thread count.
     fn visit<G: GroupLaw<S>>(
         &self,
         group: G,
@@ -794,17 +853,18 @@ impl<S: Scalar> Scan<'_, S> {
         lo: u64,
         hi: u64,
         open: &[bool],
+        best: &mut Vec<Rational>,
     ) -> Result<()> {
         let pair = pair.unwrap_or_else(|| group.pair(&self.channel, self.ctx));
         self.state.lock().expect("scan state").stats.nodes_bounded += 1;
-        let open = self.still_open(&pair, (lo, hi), open);
+        let open = self.still_open(&pair, (lo, hi), open, best);
         if !open.contains(&true) {
             self.state.lock().expect("scan state").stats.k_pruned += hi - lo;
             self.resolve(hi - lo);
             return Ok(());
         }
         if hi - lo == 1 {
-            self.leaf(lo, &pair, &open)?;
+            self.leaf(lo, &pair, &open, best)?;
             self.resolve(1);
             return Ok(());
         }
@@ -816,22 +876,28 @@ impl<S: Scalar> Scan<'_, S> {
         let left_pair = left.pair(&self.channel, self.ctx);
         let right_pair = right.pair(&self.channel, self.ctx);
         if hi - lo >= PARALLEL_MIN {
+            let mut right_best = best.clone();
             let (a, b) = rayon::join(
-                || self.visit(left, Some(left_pair), lo, mid, &open),
-                || self.visit(right, Some(right_pair), mid, hi, &open),
+                || self.visit(left, Some(left_pair), lo, mid, &open, best),
+                || self.visit(right, Some(right_pair), mid, hi, &open, &mut right_best),
             );
+            for (b, r) in best.iter_mut().zip(right_best) {
+                if r > *b {
+                    *b = r;
+                }
+            }
             return a.and(b);
         }
         // The more dangerous child first (it raises the best bound sooner); the other's pair is
         // recomputed when its turn comes rather than held through the recursion.
-        if self.score(&right_pair) > self.score(&left_pair) {
+        if self.score(&right_pair, best) > self.score(&left_pair, best) {
             drop(left_pair);
-            self.visit(right, Some(right_pair), mid, hi, &open)?;
-            self.visit(left, None, lo, mid, &open)
+            self.visit(right, Some(right_pair), mid, hi, &open, best)?;
+            self.visit(left, None, lo, mid, &open, best)
         } else {
             drop(right_pair);
-            self.visit(left, Some(left_pair), lo, mid, &open)?;
-            self.visit(right, None, mid, hi, &open)
+            self.visit(left, Some(left_pair), lo, mid, &open, best)?;
+            self.visit(right, None, mid, hi, &open, best)
         }
     }
 }
@@ -902,6 +968,73 @@ fn compare_quickly(
     }
 }
 
+/// Raises each quantity's best lower bound to a pair's certified lower end (both directions).
+fn raise(best: &mut [Rational], values: &PairValues) {
+    for ((b, qp), pq) in best.iter_mut().zip(&values.qp).zip(&values.pq) {
+        if let (Some(qp), Some(pq)) = (qp, pq) {
+            let lo = lower(qp).max(lower(pq));
+            if lo > *b {
+                *b = lo;
+            }
+        }
+    }
+}
+
+/// Seconds per histogram state of one node pair in f64 intervals (measured on windowed ternary
+/// and quaternary scans: 0.2 to 0.5 µs, counting the group convolutions; other backends scale
+/// with their value size).
+const SECONDS_PER_NODE_STATE: f64 = 5e-7;
+
+/// The up-front estimate of a multi-output profile scan: every node pair holds windows of about
+/// `states` states; pruning decides how many node pairs there are between a root-to-leaf path
+/// with its seeds and the whole tree.
+struct Estimate {
+    d: usize,
+    states: u64,
+    per_node: f64,
+    nodes: (u64, u64),
+    at_least: f64,
+}
+
+impl Estimate {
+    fn of<S: Scalar>(
+        plan: &crate::exact::pair::Plan,
+        d: usize,
+        ks: u64,
+        n: usize,
+        ctx: &S::Ctx,
+    ) -> Self {
+        let scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
+        let per_node = plan.states as f64 * SECONDS_PER_NODE_STATE * scale;
+        // The seeds (two ends and a dive) and one path down: four nodes per level, plus three.
+        let levels = 64 - ks.saturating_sub(1).leading_zeros() as u64;
+        let fewest = 4 * levels + 3;
+        let most = 2 * ks + 2 * levels + 2;
+        Estimate {
+            d,
+            states: plan.states,
+            per_node,
+            nodes: (fewest, most),
+            at_least: fewest as f64 * per_node,
+        }
+    }
+
+    fn text(&self) -> String {
+        use crate::exact::pair::duration_text;
+        format!(
+            "{} outputs, windows of about {:.1e} states, about {} per node pair; at least {} node \
+             pairs (about {}), at most {} without pruning (about {})",
+            self.d,
+            self.states as f64,
+            duration_text(self.per_node),
+            self.nodes.0,
+            duration_text(self.at_least),
+            self.nodes.1,
+            duration_text(self.nodes.1 as f64 * self.per_node),
+        )
+    }
+}
+
 /// Nodes covering at least this many k split their children across threads.
 const PARALLEL_MIN: u64 = 256;
 
@@ -909,7 +1042,7 @@ fn scan_in<S: Scalar>(
     query: &ProfileQuery,
     (a, b): (u64, u64),
     ctx: &S::Ctx,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &Stage,
 ) -> Result<Profile> {
     let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
     let channel = mechanism.channel::<S>(ctx)?;
@@ -928,6 +1061,17 @@ fn scan_in<S: Scalar>(
         query.options.memory_limit,
         ctx,
     )?;
+    if plan.route != Route::Binary {
+        let estimate = Estimate::of::<S>(&plan, mechanism.d(), b - a + 1, nu, ctx);
+        if estimate.at_least > query.options.time_limit_seconds {
+            return Err(Error::TooLarge(format!(
+                "{}; over the --max-seconds limit of {} s (use a smaller n or a partial --k-range)",
+                estimate.text(),
+                query.options.time_limit_seconds
+            )));
+        }
+        crate::progress::note(&format!("profile: {}", estimate.text()));
+    }
     let slots = query.quantities.len();
     let scan = Scan {
         quantities: &query.quantities,
@@ -935,14 +1079,12 @@ fn scan_in<S: Scalar>(
         ctx,
         prune: query.prune,
         state: Mutex::new(ScanState {
-            best: vec![Rational::new(); slots],
             closed: vec![ClosedNodes::default(); slots],
             closures: Vec::new(),
             records: Vec::new(),
             stats: ProfileStats::default(),
         }),
         progress,
-        resolved: AtomicU64::new(0),
     };
     let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
     let open = vec![true; slots];
@@ -964,13 +1106,16 @@ fn scan_in<S: Scalar>(
         }
     }
     let engine = plan.route.name();
-    debug_assert_eq!(scan.resolved.load(Ordering::Relaxed), b - a + 1);
+    debug_assert_eq!(progress.done(), b - a + 1);
     let mut state = scan.state.into_inner().expect("scan state");
     // In order, whatever order the threads finished in.
     state.records.sort_by_key(|r| r.k);
     state
         .closures
         .sort_by_key(|c| (c.quantity, c.range.0, c.range.1));
+    for closed in &mut state.closed {
+        closed.zero_ties.sort_unstable();
+    }
     let rows = assemble(&query.quantities, &state.records, &state.closed)?;
     Ok(Profile {
         rows,

@@ -130,20 +130,17 @@ fn the_examples_get_their_verdicts_and_evidence() {
 fn exact_ties_and_claims_at_an_endpoint_are_decided_exactly() {
     // Binary RR with e^ε0 = 3 at n = 6, ε = 0: δ_M(0) is the largest TV, an exact rational.
     let m = load_mechanism("binary-rr:exp_eps0=3").unwrap();
-    let p = profile(
-        &ProfileQuery {
-            mechanism: m,
-            n: 6,
-            k_range: None,
-            quantities: vec![Quantity::Delta(Threshold::Eps(Rational::new()))],
-            options: PairOptions::default(),
-            backend: Backend::Exact,
-            exact_ctx: ExactCtx::default(),
-            prune: true,
-            escalate_above: None,
-        },
-        &|_| {},
-    )
+    let p = profile(&ProfileQuery {
+        mechanism: m,
+        n: 6,
+        k_range: None,
+        quantities: vec![Quantity::Delta(Threshold::Eps(Rational::new()))],
+        options: PairOptions::default(),
+        backend: Backend::Exact,
+        exact_ctx: ExactCtx::default(),
+        prune: true,
+        escalate_above: None,
+    })
     .unwrap();
     let tv = p.rows[0].value.lo().finite().unwrap().clone();
     assert!(p.rows[0].value.is_point());

@@ -531,3 +531,227 @@ fn thresholds_where_delta_is_exactly_zero_still_prune() {
     assert_eq!(at3["delta_profile"]["hi"], "0");
     assert_eq!(at3["resolved"], true);
 }
+
+/// A fresh scratch directory for this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shufflecert-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the CLI with extra environment variables.
+fn cli_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run shufflecert");
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+#[test]
+fn progress_json_writes_one_object_per_line_on_stderr_and_leaves_stdout_alone() {
+    let args = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "300",
+        "--delta",
+        "1e-6",
+    ];
+    let plain = cli(&[&args[..], &["--progress", "none"]].concat());
+    let run = cli(&[&args[..], &["--progress=json"]].concat());
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, plain.stdout);
+    assert!(plain.stderr.is_empty(), "{}", plain.stderr);
+    let lines: Vec<serde_json::Value> = run
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert_eq!(lines.first().unwrap()["event"], "start");
+    assert_eq!(lines.first().unwrap()["stage"], "profile scan");
+    assert_eq!(lines.first().unwrap()["total"], 300);
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["event"].as_str(), last["done"].as_u64()),
+        (Some("finish"), Some(300))
+    );
+    // Progress only grows.
+    let done: Vec<u64> = lines.iter().map(|l| l["done"].as_u64().unwrap()).collect();
+    assert!(done.windows(2).all(|w| w[0] <= w[1]), "{done:?}");
+}
+
+#[test]
+fn bounds_reports_its_two_stages() {
+    let run = cli(&[
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "40",
+        "--delta",
+        "1e-3",
+        "--progress",
+        "json",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let stages: Vec<serde_json::Value> = run
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|l: &serde_json::Value| l["event"] == "finish")
+        .collect();
+    let names: Vec<&str> = stages
+        .iter()
+        .map(|s| s["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["bounds: upper end", "bounds: lower end"]);
+    // Six pairs of inputs, every one resolved.
+    assert_eq!(stages[0]["done"], 6);
+    assert_eq!(stages[0]["total"], 6);
+}
+
+#[test]
+fn certified_runs_write_the_same_bytes_at_any_thread_count() {
+    let dir = scratch("threads");
+    let epoch = [("SOURCE_DATE_EPOCH", "1700000000")];
+    let mut outputs = Vec::new();
+    for threads in ["1", "4"] {
+        let cert = dir.join(format!("profile-{threads}.json"));
+        let run = cli_env(
+            &[
+                "profile",
+                "-m",
+                "fixtures/mechanisms/binary-asymmetric.toml",
+                "--n",
+                "700",
+                "--eps",
+                "0.1,0.3",
+                "--delta",
+                "1e-7",
+                "--threads",
+                threads,
+                "--certificate",
+                cert.to_str().unwrap(),
+            ],
+            &epoch,
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let audit_cert = dir.join(format!("audit-{threads}.json"));
+        let audit = cli_env(
+            &[
+                "audit",
+                "-m",
+                "binary-rr:eps0=1",
+                "--claims",
+                "fixtures/claims/examples.jsonl",
+                "--certificate",
+                audit_cert.to_str().unwrap(),
+            ],
+            &[epoch[0], ("RAYON_NUM_THREADS", threads)],
+        );
+        assert!(audit.status == 0 || audit.status == 1, "{}", audit.stderr);
+        outputs.push((
+            run.stdout,
+            std::fs::read(&cert).unwrap(),
+            audit.stdout,
+            std::fs::read(&audit_cert).unwrap(),
+        ));
+    }
+    assert!(
+        outputs[0] == outputs[1],
+        "the outputs differ between 1 and 4 threads"
+    );
+}
+
+#[test]
+fn a_multi_output_profile_states_its_estimate_up_front_and_refuses_what_exceeds_the_time_limit() {
+    let args = [
+        "profile",
+        "-m",
+        "fixtures/mechanisms/ternary.toml",
+        "--n",
+        "60",
+        "--delta",
+        "1e-6",
+    ];
+    let run = cli(&args);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let estimate = run.stderr.lines().next().unwrap_or_default();
+    assert!(
+        estimate.starts_with("profile: 3 outputs, windows of about")
+            && estimate.contains("per node pair; at least"),
+        "{}",
+        run.stderr
+    );
+    let quiet = cli(&[&args[..], &["--quiet"]].concat());
+    assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
+    let refused = cli(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/ternary.toml",
+        "--n",
+        "4000",
+        "--delta",
+        "1e-6",
+        "--max-seconds",
+        "1",
+    ]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(refused.stdout.is_empty());
+    assert_eq!(refused.stderr.lines().count(), 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("at least") && refused.stderr.contains("--max-seconds"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn profile_plot_draws_the_worst_case_with_the_pairs_attaining_it() {
+    let svg = scratch("profile-plot").join("profile.svg");
+    let out = cli_json(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/binary-asymmetric.toml",
+        "--n",
+        "200",
+        "--delta",
+        "1e-6",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out["plot"], svg.to_str().unwrap());
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("δ_M = max over k"), "no δ_M band");
+    assert!(picture.contains("pair k = 0"), "no attaining pair");
+    assert!(
+        picture.contains("δ = 1e-6"),
+        "the asked point is not marked"
+    );
+    // Alone, the report is δ_M on the picture's grid: round decimals from 0.
+    let alone = cli_json(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/binary-asymmetric.toml",
+        "--n",
+        "200",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let eps: Vec<&str> = alone["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["eps"].as_str().unwrap())
+        .collect();
+    assert!(eps.len() > 20 && eps[0] == "0", "{eps:?}");
+    assert!(eps.iter().all(|e| e.len() <= 6), "{eps:?}");
+}

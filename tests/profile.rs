@@ -46,7 +46,7 @@ fn run(
     backend: Backend,
     prune: bool,
 ) -> shufflecert::profile::Profile {
-    profile(&query(m, n, quantities, backend, prune), &|_| {}).unwrap()
+    profile(&query(m, n, quantities, backend, prune)).unwrap()
 }
 
 /// δ at each threshold.
@@ -232,10 +232,7 @@ fn pruned_and_unpruned_scans_agree_at_scale() {
             prune,
         )
     };
-    let (pruned, full) = (
-        profile(&q(true), &|_| {}).unwrap(),
-        profile(&q(false), &|_| {}).unwrap(),
-    );
+    let (pruned, full) = (profile(&q(true)).unwrap(), profile(&q(false)).unwrap());
     let (a, b) = (only(&pruned), only(&full));
     assert!(a.value.overlaps(&b.value));
     assert_eq!(ks(&a.argmax), ks(&b.argmax));
@@ -450,7 +447,7 @@ fn renyi_of_order_two_is_ln_one_plus_chi_square() {
         true,
     );
     q.k_range = Some((12, 12));
-    let p = profile(&q, &|_| {}).unwrap();
+    let p = profile(&q).unwrap();
     assert!(p.partial);
     let qp = p.records[0].qp[0].as_ref().unwrap();
     assert!(qp.overlaps(renyi2));

@@ -20,6 +20,7 @@ use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::{Profile, ProfileQuery, ProfileRow, Quantity, profile};
+use crate::progress::Stage;
 use crate::query::{Backend, EpsilonJob, PairQuery, answer};
 use rug::Rational;
 
@@ -166,6 +167,7 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
         ))
     })?;
     let mut out = Vec::new();
+    let progress = Stage::start("compare", "sizes n", query.ns.len() as u64);
     for &n in &query.ns {
         let certified = match &query.mechanism {
             Some(mechanism) => exact_certified(query, mechanism, n)?,
@@ -201,6 +203,7 @@ pub fn compare(query: &CompareQuery) -> Result<(LocalPrivacy, Vec<Comparison>)> 
             bounds,
             ..comparison
         });
+        progress.advance(1);
     }
     Ok((local, out))
 }
@@ -219,7 +222,7 @@ fn exact_certified(query: &CompareQuery, mechanism: &Mechanism, n: u64) -> Resul
         prune: true,
         escalate_above: query.escalate_above,
     };
-    let scan = profile(&scan_query, &|_| {})?;
+    let scan = profile(&scan_query)?;
     let boundary = answer(
         &PairQuery {
             mechanism: mechanism.clone(),

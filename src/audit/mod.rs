@@ -22,6 +22,7 @@ use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
 use crate::profile::{KValue, Profile, ProfileQuery, Quantity, profile, refine};
+use crate::progress::Stage;
 use crate::query::{Backend, PairQuery, Threshold};
 use claims::{Claim, ClaimKind};
 use rug::Rational;
@@ -215,6 +216,7 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
     }
     let mut reports: Vec<Option<ClaimReport>> = vec![None; query.claims.len()];
     let mut scans = Vec::new();
+    let progress = Stage::start("audit", "claims", query.claims.len() as u64);
     for ((n, k), members) in groups {
         let claims: Vec<&Claim> = members.iter().map(|&i| &query.claims[i]).collect();
         let plan = plan(&claims);
@@ -229,7 +231,7 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
             prune: true,
             escalate_above: query.escalate_above,
         };
-        let mut scan = profile(&profile_query, &|_| {})?;
+        let mut scan = profile(&profile_query)?;
         let mut arithmetic = vec![scan.arithmetic.clone(); claims.len()];
         let refined_bits = refine_undecided(
             query,
@@ -247,6 +249,7 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
                 arithmetic[j].clone(),
             ));
         }
+        progress.advance(claims.len() as u64);
         scans.push(Scan {
             claims: claims.len(),
             query: profile_query,
@@ -308,7 +311,7 @@ fn refine_undecided(
                 escalate_above: None,
                 ..profile_query.clone()
             };
-            match profile(&rescan, &|_| {}) {
+            match profile(&rescan) {
                 Ok(fresh) => {
                     scan.merge_rescan(&slots, &fresh)?;
                     refined_bits = Some(bits);
@@ -497,20 +500,17 @@ fn add_boundary_evidence(query: &AuditQuery, reports: &mut [ClaimReport]) -> Res
         }
         let mut boundary: Vec<Vec<KValue>> = vec![Vec::new(); quantities.len()];
         for k in ends {
-            let scan = profile(
-                &ProfileQuery {
-                    mechanism: query.mechanism.clone(),
-                    n,
-                    k_range: Some((k, k)),
-                    quantities: quantities.clone(),
-                    options: query.options.clone(),
-                    backend: query.backend,
-                    exact_ctx: query.exact_ctx,
-                    prune: false,
-                    escalate_above: query.escalate_above,
-                },
-                &|_| {},
-            )?;
+            let scan = profile(&ProfileQuery {
+                mechanism: query.mechanism.clone(),
+                n,
+                k_range: Some((k, k)),
+                quantities: quantities.clone(),
+                options: query.options.clone(),
+                backend: query.backend,
+                exact_ctx: query.exact_ctx,
+                prune: false,
+                escalate_above: query.escalate_above,
+            })?;
             // A one-pair scan records both directions of every quantity.
             for record in &scan.records {
                 for (s, values) in boundary.iter_mut().enumerate() {

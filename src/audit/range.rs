@@ -23,6 +23,7 @@ use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
 use crate::mechanism::randomizer::Randomizer;
+use crate::progress::Stage;
 use crate::query::{Backend, Threshold};
 use rug::Rational;
 use std::collections::BTreeMap;
@@ -102,6 +103,7 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<Vec<RangeReport>> {
         }
     }
     let mut delta_ranges: BTreeMap<(u64, Rational), RangeRow> = BTreeMap::new();
+    let progress = Stage::start("audit", "claims", q.claims.len() as u64);
     for (n, eps) in &eps_by_n {
         let thresholds = eps.iter().cloned().map(Threshold::Eps).collect();
         for (e, row) in eps.iter().zip(bounds_at(*n, Target::Delta(thresholds))?) {
@@ -134,6 +136,7 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<Vec<RangeReport>> {
             verdict: judge(&report.enclosure(), side, &claimed),
             ..report
         });
+        progress.advance(1);
     }
     Ok(reports)
 }

@@ -26,6 +26,7 @@ use crate::error::Result;
 use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
 use crate::mechanism::randomizer::Randomizer;
+use crate::progress::Stage;
 use crate::query::{
     Backend, Computation, Computed, Threshold, Widths, compute, relative_width_above,
 };
@@ -364,8 +365,14 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
     let exact = Exact::of(r)?;
     let k = r.input_count();
     let mut seen: Vec<Vec<Class>> = Vec::new();
+    let progress = Stage::start(
+        "bounds: upper end",
+        "pairs of inputs",
+        (k * (k - 1) / 2) as u64,
+    );
     for x1 in 0..k {
         for x1p in x1 + 1..k {
+            progress.advance(1);
             let (classes, gamma) = exact.blanket_classes(x1, x1p);
             if seen.contains(&classes) {
                 continue;
@@ -379,9 +386,16 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
             keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
         }
     }
+    drop(progress);
     let (summed, distinct) = lower_triples(&exact);
     let lower_scope = (summed.len(), distinct);
+    let progress = Stage::start(
+        "bounds: lower end",
+        "neighbouring pairs",
+        summed.len() as u64,
+    );
     for (x1, x1p, x2) in summed {
+        progress.advance(1);
         let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
         let job = SumJob {
             classes,

@@ -25,6 +25,24 @@ pub struct Cli {
     /// outward, so still certified; JSON and certificates keep every digit).
     #[arg(long, global = true, value_name = "N")]
     pub digits: Option<String>,
+
+    /// How long commands report progress on stderr: `auto` a bar when stderr is a terminal
+    /// (after two seconds), `json` one JSON object per line, `none` nothing.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "HOW",
+        default_value = "auto"
+    )]
+    pub progress: ProgressArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    Auto,
+    Json,
+    None,
 }
 
 #[derive(Debug, Subcommand)]
@@ -41,7 +59,7 @@ pub enum Command {
     /// The mechanism's guarantee: the worst case over every composition k (δ_M at ε, or ε at δ)
     /// of a binary-input mechanism.
     #[command(
-        override_usage = "shufflecert profile -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D[,D…] | --renyi-order A[,A…]) [OPTIONS]"
+        override_usage = "shufflecert profile -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D[,D…] | --renyi-order A[,A…] | --plot FILE.svg) [OPTIONS]"
     )]
     Profile(ProfileArgs),
     /// The constants of Part I §3 and §6 (I_π, I_π^mix, χ², score, μ3, μ_n), exactly.
@@ -485,7 +503,7 @@ pub struct DivergenceArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("target").args(["eps", "exp_eps", "delta", "renyi_order"]).required(true).multiple(true)))]
+#[command(group(ArgGroup::new("target").args(["eps", "exp_eps", "delta", "renyi_order", "plot"]).required(true).multiple(true)))]
 pub struct ProfileArgs {
     #[command(flatten)]
     pub mechanism: MechanismArg,
@@ -527,7 +545,13 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub no_prune: bool,
 
-    /// No progress bar.
+    /// Draw δ_M(ε) (certified band) and the curves of the pairs that attain it to this SVG
+    /// file, for ε from 0 to where δ_M falls below 1e-12 (and past every asked ε).  Alone, the
+    /// report is δ_M on that grid.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<String>,
+
+    /// No progress bar and no estimate (as `--progress none`).
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

@@ -64,6 +64,17 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         wide: cli.wide,
         digits,
     };
+    let quiet = matches!(&cli.command, Command::Profile(a) if a.quiet);
+    let _listening = match cli.progress {
+        _ if quiet => None,
+        args::ProgressArg::None => None,
+        args::ProgressArg::Auto => Some(crate::progress::listen(std::sync::Arc::new(
+            progress::TerminalBar::new(),
+        ))),
+        args::ProgressArg::Json => Some(crate::progress::listen(std::sync::Arc::new(
+            progress::JsonLines::new(),
+        ))),
+    };
     crate::enclosure::with_text_style(style, || run_command(cli))
 }
 
@@ -268,20 +279,17 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                         vec![profile::Quantity::Epsilon(d.clone())]
                     }
                 };
-                Some(profile::profile(
-                    &profile::ProfileQuery {
-                        mechanism: query.randomizer.pair(0, 1)?,
-                        n: query.n,
-                        k_range: None,
-                        quantities,
-                        options: query.options.clone(),
-                        backend: query.backend,
-                        exact_ctx: Default::default(),
-                        prune: true,
-                        escalate_above: query.escalate_above,
-                    },
-                    &|_| {},
-                )?)
+                Some(profile::profile(&profile::ProfileQuery {
+                    mechanism: query.randomizer.pair(0, 1)?,
+                    n: query.n,
+                    k_range: None,
+                    quantities,
+                    options: query.options.clone(),
+                    backend: query.backend,
+                    exact_ctx: Default::default(),
+                    prune: true,
+                    escalate_above: query.escalate_above,
+                })?)
             } else {
                 None
             };
@@ -326,26 +334,30 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Profile(a) => {
-            let (query, threads) = validate::profile_query(a)?;
-            // A certificate is reproducible: one thread makes the scan's order, and so what it
-            // prunes, the same on every run.
-            let threads = if a.common.certificate.is_some() {
-                Some(1)
-            } else {
-                threads
-            };
-            let total = match query.k_range {
-                Some((lo, hi)) => hi.saturating_sub(lo) + 1,
-                None => query.n,
-            };
-            let bar = progress::ProgressReport::new(total, a.quiet);
+            let (mut query, threads) = validate::profile_query(a)?;
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.unwrap_or(0))
                 .build()
                 .map_err(|e| Error::argument("--threads", e.to_string()))?;
-            let result = pool.install(|| profile::profile(&query, &|count| bar.advance(count)));
-            bar.finish();
-            let result = result?;
+            // `--plot` alone: the report is δ_M on the picture's grid.
+            let alone = query.quantities.is_empty() && a.plot.is_some();
+            let (result, drawn) = pool.install(|| -> Result<_> {
+                if alone {
+                    query.quantities = plot::profile_grid(&query, None)?
+                        .into_iter()
+                        .map(profile::Quantity::Delta)
+                        .collect();
+                }
+                let result = profile::profile(&query)?;
+                // The picture is computed on its own (unless it is the report), so that its
+                // samples never change how the reported answers were computed.
+                let drawn = a.plot.as_ref().map(|path| {
+                    plot::profile_plot(path, &query, &result, alone)
+                        .map(|top| (path.clone(), top))
+                        .map_err(|e| format!("error: {e}"))
+                });
+                Ok((result, drawn))
+            })?;
             if let Some(path) = &a.common.certificate {
                 certify::write(
                     path,
@@ -365,11 +377,32 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     },
                 )?;
             }
-            plain(render(
+            let written = drawn.as_ref().and_then(|d| d.as_ref().ok());
+            let stdout = render(
                 a.common.json,
-                || output::profile_json(&query, &result),
-                || output::profile_text(&query, &result),
-            ))
+                || {
+                    let mut v = output::profile_json(&query, &result);
+                    if let Some((path, _)) = written {
+                        v["plot"] = path.clone().into();
+                    }
+                    v
+                },
+                || {
+                    let mut s = if alone {
+                        output::profile_grid_text(&query, &result)
+                    } else {
+                        output::profile_text(&query, &result)
+                    };
+                    if let Some((path, top)) = written {
+                        s += &format!(
+                            "\nplot: δ_M(ε) for ε in [0, {top:.4}] and the pairs attaining it written to {path} (SVG)\n"
+                        );
+                    }
+                    s
+                },
+            );
+            let failure = drawn.and_then(|d| d.err());
+            Ok(Outcome { stdout, failure })
         }
         Command::Constants(a) => {
             let mechanism = validate::binary_mechanism(
@@ -432,19 +465,14 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     });
                 }
             };
-            let audit = match &a.common.certificate {
-                Some(path) => {
-                    let audit = single_threaded(|| crate::audit::audit(&query))?;
-                    let report =
-                        with_exact_endpoints(|| output::audit_json(&query, &a.claims, &audit));
-                    certify::write(
-                        path,
-                        certify::audit_parts(&query, &a.claims, &claims_text, &audit, report),
-                    )?;
-                    audit
-                }
-                None => crate::audit::audit(&query)?,
-            };
+            let audit = crate::audit::audit(&query)?;
+            if let Some(path) = &a.common.certificate {
+                let report = with_exact_endpoints(|| output::audit_json(&query, &a.claims, &audit));
+                certify::write(
+                    path,
+                    certify::audit_parts(&query, &a.claims, &claims_text, &audit, report),
+                )?;
+            }
             let stdout = render(
                 a.common.json,
                 || output::audit_json(&query, &a.claims, &audit),
@@ -458,16 +486,11 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         }
         Command::Compare(a) => {
             let query = validate::compare_query(a)?;
-            let (local, rows) = match &a.common.certificate {
-                Some(path) => {
-                    let (local, rows) = single_threaded(|| crate::audit::compare::compare(&query))?;
-                    let report =
-                        with_exact_endpoints(|| output::compare_json(&query, &local, &rows));
-                    certify::write(path, certify::compare_parts(&query, &rows, report))?;
-                    (local, rows)
-                }
-                None => crate::audit::compare::compare(&query)?,
-            };
+            let (local, rows) = crate::audit::compare::compare(&query)?;
+            if let Some(path) = &a.common.certificate {
+                let report = with_exact_endpoints(|| output::compare_json(&query, &local, &rows));
+                certify::write(path, certify::compare_parts(&query, &rows, report))?;
+            }
             plain(render(
                 a.common.json,
                 || output::compare_json(&query, &local, &rows),
@@ -568,7 +591,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             let report = crate::check::check(&query)?;
             let plot_result = match (&a.plot, &report.base.samples) {
                 (Some(path), Some(samples)) => Some(
-                    plot::check_plot(path, &query, samples)
+                    plot::check_plot(path, &query, &report.base, samples)
                         .map(|()| path.clone())
                         .map_err(|e| format!("error: {e}")),
                 ),
@@ -631,16 +654,6 @@ fn shuffle_index(
             &Default::default(),
         ),
     }
-}
-
-/// Runs `f` on one thread: a certified scan's order, and so what it prunes, is then the same
-/// on every run, which makes its certificate reproducible.
-fn single_threaded<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(|e| Error::Internal(format!("thread pool: {e}")))?
-        .install(f)
 }
 
 /// The range of I_π and of the mixture underestimate `1 − I^mix/I_π` over a grid of π.

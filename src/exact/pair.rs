@@ -307,8 +307,11 @@ fn check_binary_time<S: Scalar>(
 }
 
 /// A duration in the largest sensible unit.
-fn duration_text(seconds: f64) -> String {
+pub fn duration_text(seconds: f64) -> String {
     match seconds {
+        s if s < 0.01 => "under 0.01 s".to_string(),
+        s if s < 1.0 => format!("{s:.2} s"),
+        s if s < 10.0 => format!("{s:.1} s"),
         s if s < 120.0 => format!("{s:.0} s"),
         s if s < 7200.0 => format!("{:.0} min", s / 60.0),
         s if s < 172_800.0 => format!("{:.0} h", s / 3600.0),

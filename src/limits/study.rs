@@ -23,6 +23,7 @@ use crate::arith::{Scalar, Transcendental};
 use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
+use crate::progress::Stage;
 use crate::query::{Backend, DeltaJob, DeltaRow, PairQuery, Threshold};
 use rug::Rational;
 use serde_json::json;
@@ -279,6 +280,7 @@ pub fn study(
         (None, vec![false; thresholds.len()])
     };
     let mut rows = Vec::new();
+    let progress = Stage::start("limit", "sizes n", ns.len() as u64);
     for &n in ns {
         let k = rule.k(n)?;
         let query = PairQuery {
@@ -329,6 +331,7 @@ pub fn study(
             transfer,
             auxiliary: auxiliary(&geometry, n, k),
         });
+        progress.advance(1);
     }
     Ok(Study {
         sequence,

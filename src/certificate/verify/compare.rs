@@ -13,6 +13,7 @@ use crate::exact::pair::PairOptions;
 use crate::mechanism::Mechanism;
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
+use crate::progress::Stage;
 use crate::query::{Backend, EpsilonJob, Threshold, answer};
 use serde_json::Value;
 
@@ -182,12 +183,15 @@ pub fn verify_compare_range(
             .and_then(|l| r.inputs.iter().position(|x| x == l))
             .ok_or_else(|| Error::argument(field, format!("{v} is not an input of the randomizer")))
     };
+    let results = report["results"].as_array().map_or(0, Vec::len);
+    let progress = Stage::start("verify: compare", "sizes n", results as u64);
     for (i, result) in report["results"]
         .as_array()
         .into_iter()
         .flatten()
         .enumerate()
     {
+        let _advance = progress.advance_on_drop(1);
         let field = format!("report.results.{i}");
         let n = u64_at(&result["n"], &format!("{field}.n"))?;
         if n < 2 {

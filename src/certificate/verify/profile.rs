@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::exact::curve::Direction;
 use crate::mechanism::Mechanism;
 use crate::profile::{ClosureKind, ProfileQuery, Quantity, node_compare, node_values, pair_values};
+use crate::progress::Stage;
 use crate::query::{Backend, Threshold};
 use rayon::prelude::*;
 use rug::Rational;
@@ -88,9 +89,11 @@ pub fn verify_profile(
     let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
     // Every evaluated pair recomputed, on every core.
     let records: Vec<&Value> = method["records"].as_array().into_iter().flatten().collect();
+    let progress = Stage::start("verify: evaluated pairs", "pairs", records.len() as u64);
     let recomputed = records
         .par_iter()
         .map(|record| {
+            let _advance = progress.advance_on_drop(1);
             let k = u64_at(&record["k"], "method.records.k")?;
             let open: Vec<bool> = (0..quantities.len())
                 .map(|i| !record["qp"][i].is_null())
@@ -173,9 +176,13 @@ pub fn verify_profile(
     // Node pairs are independent of each other: built on every core.
     let row_values: Vec<Enclosure> = rows.iter().map(|r| r.1.clone()).collect();
     let nodes: Vec<NodeClosures> = by_node.into_iter().collect();
+    let progress = Stage::start("verify: closed ranges", "node pairs", nodes.len() as u64);
     let held = nodes
         .par_iter()
-        .map(|(range, closed)| closures_hold(&query, *range, closed, &row_values, precision))
+        .map(|(range, closed)| {
+            let _advance = progress.advance_on_drop(1);
+            closures_hold(&query, *range, closed, &row_values, precision)
+        })
         .collect::<Result<Vec<_>>>()?;
     for (((lo, hi), closed), held) in nodes.iter().zip(held) {
         for (&(i, kind), holds) in closed.iter().zip(held) {

@@ -63,7 +63,7 @@ pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> 
 pub use bounds::{BoundsReport, bounds_json, bounds_text, index_check_json, index_check_text};
 pub use compare::{compare_json, compare_text};
 pub use limit::{berry_esseen_json, berry_esseen_text, limit_json, limit_text};
-pub use profile::{profile_json, profile_text};
+pub use profile::{profile_grid_text, profile_json, profile_text};
 pub use tv::{tv_ball_json, tv_ball_text};
 
 /// What a pair report's header describes: a mechanism's pair `(T_{n,k}, T_{n,k+1})`, a

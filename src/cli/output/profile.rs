@@ -99,6 +99,21 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
     v
 }
 
+/// The text of a profile on a picture's grid (`--plot` alone): every tenth row (JSON has all).
+pub fn profile_grid_text(query: &ProfileQuery, p: &Profile) -> String {
+    let shown = Profile {
+        rows: p.rows.iter().step_by(10).cloned().collect(),
+        ..p.clone()
+    };
+    let mut s = profile_text(query, &shown);
+    s += &format!(
+        "\n(δ_M at {} of the {} plotted ε; --json lists every one)\n",
+        shown.rows.len(),
+        p.rows.len()
+    );
+    s
+}
+
 pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
     let mut s = format!(
         "shufflecert profile: {}  n = {}\n{}\n",
