@@ -1,9 +1,7 @@
 //! Issue 12: extreme but valid inputs get an exact answer or one clear refusal, never a crash
 //! or a runaway.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shufflecert::enclosure::Endpoint;
 
 #[test]

@@ -1,8 +1,6 @@
 //! The privacy profile: the worst case over all compositions, checked against the pair engine.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use rug::Rational;
 use shufflecert::arith::exact::ExactCtx;

@@ -1,9 +1,7 @@
 //! General output alphabets: the sufficiency reduction, windowed laws and the non-negative f64
 //! kernel, checked against exact rationals, the full-simplex route and MPFR-256.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use inari::Interval;
 use proptest::prelude::*;
 use rug::Rational;

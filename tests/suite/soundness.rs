@@ -2,9 +2,7 @@
 //! f64-interval and MPFR enclosures (truncated or not), and the enclosures of the same
 //! quantity from different backends always overlap.
 
-mod common;
-
-use common::mechanism;
+use crate::common::mechanism;
 use inari::Interval;
 use proptest::prelude::*;
 use rug::Rational;

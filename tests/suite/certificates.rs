@@ -1,9 +1,7 @@
 //! Certificates: every one the tool writes conforms to the schema and verifies; the same command
 //! writes the same bytes; and every kind of tampering is rejected.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use shufflecert::certificate::{digest, schema_errors};
 
@@ -476,7 +474,7 @@ fn the_fixture_certificates_verify_and_are_reproduced() {
         assert!(
             stable(&stored) == stable(&fresh),
             "{stored_path}: the certificate written today differs from the stored one; if the change is \
-             intended, regenerate with UPDATE_CERTIFICATES=1 cargo test --test certificates"
+             intended, regenerate with UPDATE_CERTIFICATES=1 cargo test --test suite certificates::"
         );
     }
 }

@@ -4,9 +4,7 @@
 //!    must meet: a disjoint pair proves one of them wrong), and stays as tight as before;
 //! 2. the paper's printed value agrees with the certified one to the printed precision.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use shufflecert::enclosure::{Enclosure, parse_rational};
 

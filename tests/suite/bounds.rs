@@ -1,8 +1,6 @@
 //! `bounds` (issue 11): the certified range [lower, upper] of a randomizer's profile.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use shufflecert::accountants::blanket::{Form, Randomizer as Published, delta as published};
 use shufflecert::arith::Scalar;

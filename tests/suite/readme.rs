@@ -1,7 +1,7 @@
 //! The user docs are tests: every `console` block of README.md runs the command it shows and
 //! compares its output (`...` and `[..]` mark elisions), and the shell recipes for sharded
 //! profiles run as written.  After an intended change of output, `TRYCMD=overwrite cargo test
-//! --test readme` rewrites the blocks.
+//! --test suite readme::` rewrites the blocks.
 
 use std::path::Path;
 

@@ -1,9 +1,7 @@
 //! The asymptotic layer and the checker: Part I Tables 3–5, the binary closed form, the
 //! Chernoff bound, verdicts, convergence orders, the regression gate and the picture.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use serde_json::Value;
 use shufflecert::enclosure::{Endpoint, parse_rational};

@@ -1,9 +1,7 @@
 //! The audit layer: verdicts on claims (`audit`) and published bounds beside certified values
 //! (`compare`), through the CLI contract.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use serde_json::Value;
 use shufflecert::arith::exact::ExactCtx;

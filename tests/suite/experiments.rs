@@ -3,9 +3,7 @@
 //! by `fixtures/expected/limit-experiments.py` from the pmf / density formulas directly), and
 //! the closed forms the paper states.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use serde_json::Value;
 use shufflecert::enclosure::{Enclosure, Endpoint, parse_rational};

@@ -4,9 +4,7 @@
 //! refuse a randomizer with more inputs in one line naming what answers it; and `compare` holds
 //! each published bound against the mechanism it was published for.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use serde_json::Value;
 use shufflecert::enclosure::{Endpoint, parse_rational};

@@ -1,8 +1,6 @@
 //! The command-line contract: subcommands, JSON keys, exact printing, and clear failures.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rug::Rational;
 use shufflecert::enclosure::{Endpoint, parse_rational};
 

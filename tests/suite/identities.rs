@@ -1,8 +1,6 @@
 //! The exact identities of Part I §4 and §8 hold in the computed laws.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use inari::Interval;
 use num_rational::BigRational;
 use rug::Rational;

@@ -1,9 +1,7 @@
 //! The Le Cam / TV layer (Part III §2): transfers that must contain the exact finite-n δ of
 //! every mechanism they claim to cover.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use rug::Rational;
 use shufflecert::arith::exact::ExactCtx;

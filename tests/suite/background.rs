@@ -1,9 +1,7 @@
 //! Neighbouring pairs of randomizers on any input domain (issue 11, Deliver 2): `delta`,
 //! `epsilon` and `divergences` with `--background` and `--switch`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use num_rational::BigRational;
 use std::collections::HashMap;
 
