@@ -561,6 +561,8 @@ struct ScanState {
     /// Every range of k closed for a quantity at a node, and why.
     closures: Vec<Closure>,
     records: Vec<LeafRecord>,
+    /// The seed pairs' values (not records: each is built by its own route, not the tree's).
+    seeds: Vec<(u64, PairValues)>,
     stats: ProfileStats,
 }
 
@@ -802,18 +804,25 @@ impl<S: Scalar> Scan<'_, S> {
         best: &mut [Rational],
     ) -> Result<()> {
         let all = vec![true; self.quantities.len()];
-        let evaluate = |group: &G, best: &mut [Rational]| -> Result<()> {
+        let evaluate = |k: u64, group: &G, best: &mut [Rational]| -> Result<()> {
             let pair = group.pair(&self.channel, self.ctx);
-            raise(
-                best,
-                &evaluate_pair(&pair, self.quantities, &all, self.ctx)?,
-            );
+            let values = evaluate_pair(&pair, self.quantities, &all, self.ctx)?;
+            raise(best, &values);
+            self.state
+                .lock()
+                .expect("scan state")
+                .seeds
+                .push((k, values));
             Ok(())
         };
         let span = (hi - lo - 1) as usize;
-        evaluate(&root.with_users(span, 0, &self.channel, self.ctx), best)?;
+        evaluate(lo, &root.with_users(span, 0, &self.channel, self.ctx), best)?;
         if span > 0 {
-            evaluate(&root.with_users(0, span, &self.channel, self.ctx), best)?;
+            evaluate(
+                hi - 1,
+                &root.with_users(0, span, &self.channel, self.ctx),
+                best,
+            )?;
         }
         let (mut lo, mut hi) = (lo, hi);
         let mut below: Option<G> = None;
@@ -832,7 +841,7 @@ impl<S: Scalar> Scan<'_, S> {
         }
         if let Some(leaf) = &below {
             if span > 1 {
-                evaluate(leaf, best)?;
+                evaluate(lo, leaf, best)?;
             }
         }
         Ok(())
@@ -968,6 +977,39 @@ fn compare_quickly(
     }
 }
 
+/// Intersects each seed pair's values into the record of the same k.  Both enclose the same true
+/// values, built by different routes (the seed in one block, the record along the tree), so the
+/// intersection does too; and the k whose seed gave a quantity its best lower bound is always
+/// recorded (its node values reach that bound, so no node above it is strictly below it).  So
+/// every row's lower end is at least the best bound the scan pruned with, and every k pruned
+/// lies strictly below the row's lower end.  Disjoint enclosures prove a bug and are an error.
+fn tighten_with_seeds(records: &mut [LeafRecord], seeds: &[(u64, PairValues)]) -> Result<()> {
+    for (k, values) in seeds {
+        let Ok(r) = records.binary_search_by_key(k, |r| r.k) else {
+            continue;
+        };
+        let record = &mut records[r];
+        for (recorded, seeded) in [(&mut record.qp, &values.qp), (&mut record.pq, &values.pq)] {
+            for (old, new) in recorded.iter_mut().zip(seeded) {
+                let (Some(old), Some(new)) = (old.as_mut(), new) else {
+                    continue;
+                };
+                if !old.overlaps(new) {
+                    return Err(Error::Internal(format!(
+                        "k = {k}: the seed pair gave {new}, disjoint from the scan's {old}; no \
+                         result is reported"
+                    )));
+                }
+                *old = Enclosure::new(
+                    old.lo().clone().max(new.lo().clone()),
+                    old.hi().clone().min(new.hi().clone()),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Raises each quantity's best lower bound to a pair's certified lower end (both directions).
 fn raise(best: &mut [Rational], values: &PairValues) {
     for ((b, qp), pq) in best.iter_mut().zip(&values.qp).zip(&values.pq) {
@@ -997,40 +1039,45 @@ struct Estimate {
 }
 
 impl Estimate {
+    /// Without pruning (`prune` off) every node is visited: the fewest is the most.
     fn of<S: Scalar>(
         plan: &crate::exact::pair::Plan,
         d: usize,
         ks: u64,
         n: usize,
+        prune: bool,
         ctx: &S::Ctx,
     ) -> Self {
         let scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
         let per_node = plan.states as f64 * SECONDS_PER_NODE_STATE * scale;
         // The seeds (two ends and a dive) and one path down: four nodes per level, plus three.
         let levels = 64 - ks.saturating_sub(1).leading_zeros() as u64;
-        let fewest = 4 * levels + 3;
         let most = 2 * ks + 2 * levels + 2;
+        let fewest = if prune { 4 * levels + 3 } else { most };
         Estimate {
             d,
             states: plan.states,
             per_node,
-            nodes: (fewest, most),
-            at_least: fewest as f64 * per_node,
+            nodes: (fewest.min(most), most),
+            at_least: fewest.min(most) as f64 * per_node,
         }
     }
 
     fn text(&self) -> String {
-        use crate::exact::pair::duration_text;
+        let about = |seconds: f64| match crate::exact::pair::duration_text(seconds) {
+            under if under.starts_with("under") => under,
+            text => format!("about {text}"),
+        };
         format!(
-            "{} outputs, windows of about {:.1e} states, about {} per node pair; at least {} node \
-             pairs (about {}), at most {} without pruning (about {})",
+            "{} outputs, laws of about {:.1e} histogram states, {} per node pair; at least {} node \
+             pairs ({}), at most {} without pruning ({})",
             self.d,
             self.states as f64,
-            duration_text(self.per_node),
+            about(self.per_node),
             self.nodes.0,
-            duration_text(self.at_least),
+            about(self.at_least),
             self.nodes.1,
-            duration_text(self.nodes.1 as f64 * self.per_node),
+            about(self.nodes.1 as f64 * self.per_node),
         )
     }
 }
@@ -1062,7 +1109,7 @@ fn scan_in<S: Scalar>(
         ctx,
     )?;
     if plan.route != Route::Binary {
-        let estimate = Estimate::of::<S>(&plan, mechanism.d(), b - a + 1, nu, ctx);
+        let estimate = Estimate::of::<S>(&plan, mechanism.d(), b - a + 1, nu, query.prune, ctx);
         if estimate.at_least > query.options.time_limit_seconds {
             return Err(Error::TooLarge(format!(
                 "{}; over the --max-seconds limit of {} s (use a smaller n or a partial --k-range)",
@@ -1082,6 +1129,7 @@ fn scan_in<S: Scalar>(
             closed: vec![ClosedNodes::default(); slots],
             closures: Vec::new(),
             records: Vec::new(),
+            seeds: Vec::new(),
             stats: ProfileStats::default(),
         }),
         progress,
@@ -1110,6 +1158,7 @@ fn scan_in<S: Scalar>(
     let mut state = scan.state.into_inner().expect("scan state");
     // In order, whatever order the threads finished in.
     state.records.sort_by_key(|r| r.k);
+    tighten_with_seeds(&mut state.records, &state.seeds)?;
     state
         .closures
         .sort_by_key(|c| (c.quantity, c.range.0, c.range.1));

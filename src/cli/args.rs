@@ -26,7 +26,7 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "N")]
     pub digits: Option<String>,
 
-    /// How long commands report progress on stderr: `auto` a bar when stderr is a terminal
+    /// How long-running commands report progress on stderr: `auto` a bar when stderr is a terminal
     /// (after two seconds), `json` one JSON object per line, `none` nothing.
     #[arg(
         long,

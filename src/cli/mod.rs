@@ -83,6 +83,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
     match &cli.command {
         Command::Delta(a) => {
+            validate::plot_path(a.plot.as_ref())?;
             // `--plot` alone draws the curves over ε from 0 to where δ is negligible.
             let thresholds = if a.eps.is_none() && a.exp_eps.is_none() && a.plot.is_some() {
                 Vec::new()
@@ -334,6 +335,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Profile(a) => {
+            validate::plot_path(a.plot.as_ref())?;
             let (mut query, threads) = validate::profile_query(a)?;
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.unwrap_or(0))
@@ -567,6 +569,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     "check holds uncertified predictions against certified values; certify the values with delta, divergences or profile",
                 ));
             }
+            validate::plot_path(a.plot.as_ref())?;
             let query = match validate::check_source(a)? {
                 validate::Checked::Pair(query) => query,
                 validate::Checked::Index { query, eps } => {

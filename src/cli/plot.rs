@@ -16,11 +16,8 @@ const SAMPLES: u64 = 60;
 /// ε values on `[0, top]` (top at most 700) for a picture of the curves: about [`SAMPLES`]
 /// steps of a round decimal (1, 2 or 5 times a power of ten), so that every ε prints short.
 pub fn grid_to(top: f64) -> Vec<Threshold> {
-    let top = if top > 0.0 && top.is_finite() {
-        top.min(700.0)
-    } else {
-        1.0
-    };
+    // An ε beyond the double range (a huge --exp-eps) is drawn up to the largest ε drawn.
+    let top = if top > 0.0 { top.min(700.0) } else { 1.0 };
     let raw = top / SAMPLES as f64;
     let exponent = raw.log10().floor() as i32;
     let power = 10f64.powi(exponent);
@@ -131,9 +128,17 @@ pub fn check_plot(path: &str, query: &CheckQuery, at: &CheckAt, s: &CurveSamples
                 .map(|c| (c.certified.lo().to_f64(), c.certified.hi().to_f64()))
                 .fold((0.0, 0.0), |a: (f64, f64), b| (a.0.max(b.0), a.1.max(b.1)));
             let eps = p.eps.hi().to_f64();
-            let text = format!("{eps:.4}");
+            let text = if eps != 0.0 && eps.abs() < 1e-3 {
+                format!("{eps:.3e}")
+            } else {
+                let fixed = format!("{eps:.4}");
+                fixed
+                    .trim_end_matches('0')
+                    .trim_end_matches('.')
+                    .to_string()
+            };
             Mark {
-                label: format!(" ε = {}", text.trim_end_matches('0').trim_end_matches('.')),
+                label: format!(" ε = {text}"),
                 point: (eps, certified.0, certified.1),
             }
         })
@@ -203,7 +208,11 @@ pub fn profile_plot(
         _ => 0.0,
     };
     let band = Band {
-        label: "δ_M = max over k, both orders (certified)".into(),
+        label: if result.partial {
+            "max over the scanned k, both orders (certified)".into()
+        } else {
+            "δ_M = max over k, both orders (certified)".into()
+        },
         points: on_grid
             .rows
             .iter()

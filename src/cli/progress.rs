@@ -5,14 +5,15 @@
 
 use crate::progress::{Event, EventKind, Listener};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The bar appears only after this long.
 const DELAY: Duration = Duration::from_secs(2);
 
-/// JSON lines: at most one `advance` line per stage this often (start and finish always).
+/// JSON lines: at most one `advance` line this often in a run (start, finish and the last
+/// advance of a stage always).
 const JSON_INTERVAL: Duration = Duration::from_millis(100);
 
 /// A stage as the listeners track it.
@@ -54,15 +55,25 @@ impl Stack {
     }
 }
 
-/// The bar on a terminal.
+/// The bar on a terminal: one indicatif bar per top-level stage, drawn only when stderr is a
+/// terminal and only once the run has lasted [`DELAY`]; notes are printed in any case.
 pub struct TerminalBar {
-    bar: ProgressBar,
+    terminal: bool,
     start: Instant,
-    stack: Mutex<Stack>,
+    state: Mutex<(Stack, Option<ProgressBar>)>,
 }
 
 impl TerminalBar {
     pub fn new() -> Self {
+        TerminalBar {
+            terminal: std::io::stderr().is_terminal(),
+            start: Instant::now(),
+            state: Mutex::new((Stack::default(), None)),
+        }
+    }
+
+    /// A bar for a new top-level stage, hidden until the delay has passed.
+    fn bar() -> ProgressBar {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
@@ -70,48 +81,52 @@ impl TerminalBar {
             )
             .expect("valid template"),
         );
-        TerminalBar {
-            bar,
-            start: Instant::now(),
-            stack: Mutex::new(Stack::default()),
-        }
-    }
-
-    /// Shows the innermost open stage (or hides the bar when none is open).
-    fn show(&self, stack: &Stack) {
-        match stack.0.last() {
-            Some(top) => {
-                let path: Vec<&str> = stack.0.iter().map(|o| o.name.as_str()).collect();
-                self.bar.set_prefix(path.join(" › "));
-                self.bar.set_message(top.unit.clone());
-                self.bar.set_length(top.total);
-                self.bar.set_position(top.done);
-                if self.start.elapsed() >= DELAY && self.bar.is_hidden() {
-                    // stderr() draws nothing unless stderr is a terminal.
-                    self.bar.set_draw_target(ProgressDrawTarget::stderr());
-                    self.bar.enable_steady_tick(Duration::from_millis(250));
-                }
-            }
-            None => self.bar.finish_and_clear(),
-        }
+        bar
     }
 }
 
 impl Listener for TerminalBar {
     fn event(&self, e: &Event) {
-        let mut stack = self.stack.lock().expect("progress stack");
+        if !self.terminal {
+            return;
+        }
+        let mut state = self.state.lock().expect("progress state");
+        let (stack, bar) = &mut *state;
         stack.apply(e);
-        self.show(&stack);
+        let Some(top) = stack.0.last() else {
+            // The run's top-level stage is over: the next one gets a bar of its own.
+            if let Some(done) = bar.take() {
+                done.finish_and_clear();
+            }
+            return;
+        };
+        let bar = bar.get_or_insert_with(Self::bar);
+        let path: Vec<&str> = stack.0.iter().map(|o| o.name.as_str()).collect();
+        bar.set_prefix(path.join(" › "));
+        bar.set_message(top.unit.clone());
+        bar.set_length(top.total);
+        bar.set_position(top.done);
+        if bar.is_hidden() && self.start.elapsed() >= DELAY {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            bar.enable_steady_tick(Duration::from_millis(250));
+        }
     }
 
     fn note(&self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
+        match self.state.lock().expect("progress state").1.as_ref() {
+            Some(bar) => bar.suspend(|| eprintln!("{text}")),
+            None => eprintln!("{text}"),
+        }
     }
 }
 
 impl Drop for TerminalBar {
     fn drop(&mut self) {
-        self.bar.finish_and_clear();
+        if let Ok(mut state) = self.state.lock() {
+            if let Some(bar) = state.1.take() {
+                bar.finish_and_clear();
+            }
+        }
     }
 }
 

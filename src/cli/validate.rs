@@ -24,6 +24,29 @@ use crate::query::{Backend, BackgroundQuery, PairQuery, Threshold};
 use rug::Rational;
 
 /// A whole number option.
+/// A `--plot` path: an SVG file name in a directory that exists, checked before any work.
+pub fn plot_path(path: Option<&String>) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let file = std::path::Path::new(path);
+    if !file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        return Err(Error::argument(
+            "--plot",
+            format!("draws SVG: give a file name ending in .svg, got \"{path}\""),
+        ));
+    }
+    let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
+    if parent.is_some_and(|p| !p.is_dir()) {
+        return Err(Error::argument(
+            "--plot",
+            format!("the directory of \"{path}\" does not exist"),
+        ));
+    }
+    Ok(())
+}
+
 pub fn whole(field: &str, text: &str) -> Result<u64> {
     let t = text.trim();
     if let Ok(v) = t.parse::<u64>() {

@@ -684,7 +684,7 @@ fn a_multi_output_profile_states_its_estimate_up_front_and_refuses_what_exceeds_
     assert_eq!(run.status, 0, "{}", run.stderr);
     let estimate = run.stderr.lines().next().unwrap_or_default();
     assert!(
-        estimate.starts_with("profile: 3 outputs, windows of about")
+        estimate.starts_with("profile: 3 outputs, laws of about")
             && estimate.contains("per node pair; at least"),
         "{}",
         run.stderr
@@ -752,4 +752,61 @@ fn profile_plot_draws_the_worst_case_with_the_pairs_attaining_it() {
         .collect();
     assert!(eps.len() > 20 && eps[0] == "0", "{eps:?}");
     assert!(eps.iter().all(|e| e.len() <= 6), "{eps:?}");
+}
+
+#[test]
+fn a_plot_path_is_checked_before_any_work() {
+    for (path, says) in [
+        ("curves.png", "ending in .svg"),
+        ("no-such-directory/curves.svg", "does not exist"),
+    ] {
+        for args in [
+            vec!["delta", "-m", "binary-rr:eps0=1", "--n", "100", "--k", "0"],
+            vec!["profile", "-m", "binary-rr:eps0=1", "--n", "100"],
+            vec![
+                "check",
+                "-m",
+                "binary-rr:eps0=1",
+                "--n",
+                "100",
+                "--k",
+                "30",
+                "--eps",
+                "0.1",
+            ],
+        ] {
+            let run = cli(&[&args[..], &["--plot", path]].concat());
+            assert_eq!(run.status, 2, "{args:?}: {}", run.stderr);
+            assert!(run.stdout.is_empty(), "{args:?}");
+            assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+            assert!(
+                run.stderr.contains("--plot") && run.stderr.contains(says),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn without_pruning_the_estimate_counts_every_node() {
+    let run = cli(&[
+        "profile",
+        "-m",
+        "fixtures/mechanisms/ternary.toml",
+        "--n",
+        "2000",
+        "--eps",
+        "0.5",
+        "--no-prune",
+        "--max-seconds",
+        "30",
+    ]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr.contains("at least 4024 node pairs"),
+        "{}",
+        run.stderr
+    );
 }
