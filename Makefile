@@ -3,6 +3,11 @@
 
 CARGO ?= cargo
 
+# The demo and the tests build GMP and MPFR once, without their own C test suites (about three
+# minutes of a fresh build): our test suite checks the arithmetic instead (Cargo.toml, feature
+# `c-no-tests`). `make install` builds them with their tests.
+DEV_FEATURES ?= --features c-no-tests
+
 .PHONY: demo test bench install m4
 
 m4:
@@ -17,10 +22,10 @@ m4:
 # `dev` profile, which Cargo.toml optimises, so that `make test` reuses every compiled
 # dependency instead of building them a second time for `release`.
 demo: m4
-	$(CARGO) run --quiet -- epsilon --mechanism fixtures/mechanisms/binary-rr-eps1.toml --n 10000 --k 0 --delta 1e-5
+	$(CARGO) run --quiet $(DEV_FEATURES) -- epsilon --mechanism fixtures/mechanisms/binary-rr-eps1.toml --n 10000 --k 0 --delta 1e-5
 
 test: m4
-	$(CARGO) test
+	$(CARGO) test $(DEV_FEATURES)
 
 bench: m4
 	$(CARGO) bench
