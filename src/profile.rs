@@ -20,10 +20,11 @@
 //! inequality for the hockey-stick divergence both curves of pair k lie below those of the
 //! node pair `(C ⊛ W0, C ⊛ W1) = (T_{m,lo}, T_{m,lo+1})`, `m = n − (hi − lo) + 1`.  A node
 //! whose certified upper bound cannot reach the best certified lower bound found so far is
-//! dropped with its whole range of k (strictly below, so ties are never dropped).  A first dive
-//! into the more dangerous child at every level seeds the bounds; subtrees scanned in parallel
-//! start from their parent's bounds and do not share theirs, so what is pruned, and so the
-//! output, is the same at any thread count.
+//! dropped with its whole range of k (strictly below, so ties are never dropped).  Seed pairs (both
+//! ends of the range, then a dive into the more dangerous child at every level) give the first
+//! bounds, and are intersected into the records of their k afterwards; subtrees scanned in
+//! parallel start from their parent's bounds and do not share theirs, so what is pruned, and so
+//! the output, is the same at any thread count (profile.md).
 //!
 //! **Quantities.** One scan answers a list of [`Quantity`]: δ_M at thresholds, ε_M for target
 //! δ, and the Rényi profile `max_k max(D_α(T_{n,k+1}‖T_{n,k}), D_α(T_{n,k}‖T_{n,k+1}))`.  Each

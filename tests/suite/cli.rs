@@ -537,21 +537,6 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// Runs the CLI with extra environment variables.
-fn cli_env(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shufflecert"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run shufflecert");
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
-}
-
 #[test]
 fn progress_json_writes_one_object_per_line_on_stderr_and_leaves_stdout_alone() {
     let args = [

@@ -23,8 +23,14 @@ pub struct Run {
 
 /// Runs the `shufflecert` binary from the crate root.
 pub fn cli(args: &[&str]) -> Run {
+    cli_env(args, &[])
+}
+
+/// Runs the `shufflecert` binary from the crate root with extra environment variables.
+pub fn cli_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_shufflecert"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run shufflecert");
