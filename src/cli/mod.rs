@@ -397,7 +397,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     };
                     if let Some((path, top)) = written {
                         s += &format!(
-                            "\nplot: δ_M(ε) for ε in [0, {top:.4}] and the pairs attaining it written to {path} (SVG)\n"
+                            "\nplot: δ_M(ε) for ε in [0, {top:.4}] and the pairs attaining it\n  written to {path} (SVG)\n"
                         );
                     }
                     s
