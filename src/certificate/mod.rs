@@ -17,15 +17,55 @@ use crate::query::Backend;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-/// The schema identifier every certificate carries.
 pub mod merge;
 pub mod reference;
 pub mod verify;
 
+/// The schema identifier of version 1: binary-input pairs, profiles, audits, comparisons.
 pub const SCHEMA_ID: &str = "shufflecert/certificate/v1";
 
-/// The JSON Schema of a certificate.
+/// The JSON Schema of a version-1 certificate.
 pub const SCHEMA: &str = include_str!("../../schema/certificate-v1.schema.json");
+
+/// The schema identifier of version 2, which extends version 1 to every certified answer.
+pub const SCHEMA_V2_ID: &str = "shufflecert/certificate/v2";
+
+/// The JSON Schema of a version-2 certificate.
+pub const SCHEMA_V2: &str = include_str!("../../schema/certificate-v2.schema.json");
+
+/// Which schema a certificate is written in: version 1 for the kinds a version-1 verifier checks
+/// in full, version 2 for everything else (so that an older verifier refuses it rather than
+/// pass what it cannot see).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schema {
+    V1,
+    V2,
+}
+
+impl Schema {
+    pub fn id(self) -> &'static str {
+        match self {
+            Schema::V1 => SCHEMA_ID,
+            Schema::V2 => SCHEMA_V2_ID,
+        }
+    }
+
+    /// The schema a certificate names (`None`: neither).
+    pub fn of(cert: &Value) -> Option<Schema> {
+        match cert["schema"].as_str() {
+            Some(SCHEMA_ID) => Some(Schema::V1),
+            Some(SCHEMA_V2_ID) => Some(Schema::V2),
+            _ => None,
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Schema::V1 => SCHEMA,
+            Schema::V2 => SCHEMA_V2,
+        }
+    }
+}
 
 /// What the digest covers.
 const COVERS: &str =
@@ -135,12 +175,19 @@ impl Settings {
     }
 }
 
-/// What a certificate is about: a binary-input mechanism, or a randomizer on any input domain
-/// (recorded with `inputs` and `rows`).
+/// What a certificate is about: a binary-input mechanism, a randomizer on any input domain
+/// (recorded with `inputs` and `rows`), a limit experiment, a mechanism sequence, or nothing
+/// beyond the report's parameters.
 #[derive(Clone, Copy)]
 pub enum Subject<'a> {
     Mechanism(&'a Mechanism),
     Randomizer(&'a Randomizer),
+    Experiment(&'a crate::limits::experiment::LimitExperiment),
+    Sequence {
+        given: &'a str,
+        text: Option<&'a str>,
+    },
+    None,
 }
 
 impl<'a> From<&'a Mechanism> for Subject<'a> {
@@ -154,14 +201,29 @@ impl<'a> Subject<'a> {
         match self {
             Subject::Mechanism(m) => m.source.as_ref(),
             Subject::Randomizer(r) => r.source.as_ref(),
+            _ => None,
         }
     }
 
-    fn to_json(self) -> Value {
-        match self {
-            Subject::Mechanism(m) => m.to_json(),
-            Subject::Randomizer(r) => r.to_json(),
-        }
+    /// The certificate's field naming the subject, and its value.
+    fn field(self) -> Result<Option<(&'static str, Value)>> {
+        let exact = |v: &dyn Fn() -> Value| crate::enclosure::with_exact_endpoints(v);
+        Ok(match self {
+            Subject::Mechanism(m) => {
+                Some(("mechanism", mechanism_json(self, exact(&|| m.to_json()))?))
+            }
+            Subject::Randomizer(r) => {
+                Some(("mechanism", mechanism_json(self, exact(&|| r.to_json()))?))
+            }
+            Subject::Experiment(e) => Some((
+                "experiment",
+                json!({ "given": e.name, "exact": exact(&|| e.to_json()) }),
+            )),
+            Subject::Sequence { given, text } => {
+                Some(("sequence", json!({ "given": given, "text": text })))
+            }
+            Subject::None => None,
+        })
     }
 }
 
@@ -176,6 +238,7 @@ pub fn family_meaning(cert: &Value) -> FamilyMeaning {
 
 /// The parts of a certificate a command provides.
 pub struct Parts<'a> {
+    pub schema: Schema,
     pub command: &'static str,
     pub mechanism: Subject<'a>,
     pub settings: Settings,
@@ -197,12 +260,11 @@ fn mechanism_json(m: Subject<'_>, exact: Value) -> Result<Value> {
 
 /// The certificate, digest included.
 pub fn seal(parts: Parts<'_>) -> Result<Value> {
-    let mechanism_exact = crate::enclosure::with_exact_endpoints(|| parts.mechanism.to_json());
     let mut notes = parts.proofs_notes;
     notes.sort_unstable();
     notes.dedup();
     let mut cert = json!({
-        "schema": SCHEMA_ID,
+        "schema": parts.schema.id(),
         "tool": {
             "name": "shufflecert",
             "version": env!("CARGO_PKG_VERSION"),
@@ -210,12 +272,14 @@ pub fn seal(parts: Parts<'_>) -> Result<Value> {
         },
         "created": created(),
         "command": parts.command,
-        "mechanism": mechanism_json(parts.mechanism, mechanism_exact)?,
         "settings": parts.settings.to_json(),
         "report": parts.report,
         "method": parts.method,
         "proofs_notes": notes,
     });
+    if let Some((field, subject)) = parts.mechanism.field()? {
+        cert[field] = subject;
+    }
     if let Some(claims) = parts.claims {
         cert["claims"] = claims;
     }
@@ -248,9 +312,11 @@ pub fn digest(cert: &Value) -> Result<String> {
         .collect())
 }
 
-/// Every way `cert` fails the certificate schema (empty when it conforms).
+/// Every way `cert` fails the schema it names (v1 when it names neither).
 pub fn schema_errors(cert: &Value) -> Vec<String> {
-    let schema: Value = serde_json::from_str(SCHEMA).expect("the embedded schema is valid JSON");
+    let version = Schema::of(cert).unwrap_or(Schema::V1);
+    let schema: Value =
+        serde_json::from_str(version.text()).expect("the embedded schema is valid JSON");
     let validator = jsonschema::validator_for(&schema).expect("the embedded schema compiles");
     validator
         .iter_errors(cert)

@@ -50,6 +50,29 @@ pub fn pair(w0: &[BigRational], w1: &[BigRational], n: u64, k: u64) -> (Law, Law
     (add_user(&common, w0), add_user(&common, w1))
 }
 
+/// The pair of a background composition: `counts[x]` users with row `rows[x]` and the switched
+/// user with row `rows[switch.0]` (P) or `rows[switch.1]` (Q), on raw output histograms (rows
+/// not in play are `None`).
+pub fn background_pair(
+    rows: &[Option<Vec<BigRational>>],
+    counts: &[u64],
+    switch: (usize, usize),
+) -> (Law, Law) {
+    let row = |x: usize| rows[x].as_deref().expect("every row in play is given");
+    let d = row(switch.0).len();
+    let mut common = Law::new();
+    common.insert(vec![0; d], BigRational::one());
+    for (x, &c) in counts.iter().enumerate() {
+        for _ in 0..c {
+            common = add_user(&common, row(x));
+        }
+    }
+    (
+        add_user(&common, row(switch.0)),
+        add_user(&common, row(switch.1)),
+    )
+}
+
 /// `Σ_N (a(N) − c b(N))₊`.
 pub fn positive_part(a: &Law, b: &Law, c: &BigRational) -> BigRational {
     let zero = BigRational::zero();
@@ -103,6 +126,18 @@ mod tests {
         // e^3.7 = 40.4473043600674...
         assert!(lo < parse("40.44730436006739").unwrap() + parse("1e-12").unwrap());
         assert!(hi > parse("40.44730436006738").unwrap());
+    }
+
+    #[test]
+    fn a_background_of_one_input_is_the_binary_pair() {
+        let w0 = vec![parse("1/3").unwrap(), parse("2/3").unwrap()];
+        let w1 = vec![parse("3/4").unwrap(), parse("1/4").unwrap()];
+        // n = 5, k = 2: two others hold 1, two hold 0; the switched user goes 0 → 1.
+        let rows = [Some(w0.clone()), Some(w1.clone())];
+        assert_eq!(
+            background_pair(&rows, &[2, 2], (0, 1)),
+            pair(&w0, &w1, 5, 2)
+        );
     }
 
     #[test]

@@ -5,11 +5,13 @@
 use crate::audit::claims::Claim;
 use crate::audit::compare::{Certified, CompareQuery, Comparison};
 use crate::audit::{Audit, AuditQuery};
-use crate::certificate::{Parts, Settings, Subject, seal};
+use crate::certificate::{Parts, Schema, Settings, Subject, seal};
 use crate::enclosure::{bound_text, with_exact_endpoints};
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
+use crate::limits::experiment::ExperimentQuery;
 use crate::profile::{Profile, ProfileQuery, Quantity};
+use crate::query::BackgroundQuery;
 use crate::query::{Backend, Computed, PairQuery};
 use serde_json::{Value, json};
 
@@ -80,39 +82,141 @@ fn base_notes(
     notes
 }
 
+/// What a pair certificate records of where its pair comes from.
+pub trait CertifiedPair {
+    /// What the certificate is about.
+    fn subject(&self) -> Subject<'_>;
+    fn settings(&self) -> Settings;
+    /// How the pair was built.
+    fn route(&self) -> &'static str;
+    /// The notes behind the pair, beyond those of every pair.
+    fn pair_notes(&self) -> &'static [&'static str];
+    /// Version 1 for a binary-input mechanism's pair, version 2 otherwise.
+    fn schema(&self) -> Schema;
+    fn truncation_bits(&self) -> Option<u32>;
+}
+
+impl CertifiedPair for PairQuery {
+    fn subject(&self) -> Subject<'_> {
+        (&self.mechanism).into()
+    }
+    fn settings(&self) -> Settings {
+        settings(
+            self.backend,
+            self.exact_ctx,
+            &self.options,
+            self.escalate_above,
+        )
+    }
+    fn route(&self) -> &'static str {
+        "the pair (T_{n,k}, T_{n,k+1}) from T_{n-1,k} by the shift identities (Part I Lemma 4.2)"
+    }
+    fn pair_notes(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn schema(&self) -> Schema {
+        Schema::V1
+    }
+    fn truncation_bits(&self) -> Option<u32> {
+        truncation_bits(self.backend, self.options.truncate)
+    }
+}
+
+impl CertifiedPair for BackgroundQuery {
+    fn subject(&self) -> Subject<'_> {
+        Subject::Randomizer(&self.randomizer)
+    }
+    fn settings(&self) -> Settings {
+        settings(
+            self.backend,
+            self.exact_ctx,
+            &self.options,
+            self.escalate_above,
+        )
+    }
+    fn route(&self) -> &'static str {
+        "the pair (R_x1 * B, R_x1' * B) with B the background's histogram law, by the shift identities (Part I Lemma 4.2) on windowed laws"
+    }
+    fn pair_notes(&self) -> &'static [&'static str] {
+        &["background-pairs.md", "windowed-laws.md"]
+    }
+    fn schema(&self) -> Schema {
+        Schema::V2
+    }
+    fn truncation_bits(&self) -> Option<u32> {
+        truncation_bits(self.backend, self.options.truncate)
+    }
+}
+
+impl CertifiedPair for ExperimentQuery {
+    fn subject(&self) -> Subject<'_> {
+        Subject::Experiment(&self.experiment)
+    }
+    fn settings(&self) -> Settings {
+        // A limit experiment has no engine options: it is built on windows of its lattice (or
+        // answered in closed form), truncated at the backend's depth.
+        settings(
+            self.backend,
+            Default::default(),
+            &PairOptions::default(),
+            self.escalate_above,
+        )
+    }
+    fn route(&self) -> &'static str {
+        "the limit experiment's pair on certified windows of its lattice (Part III), or the Gaussian shift in closed form"
+    }
+    fn pair_notes(&self) -> &'static [&'static str] {
+        &["limit-experiments.md"]
+    }
+    fn schema(&self) -> Schema {
+        Schema::V2
+    }
+    fn truncation_bits(&self) -> Option<u32> {
+        truncation_bits(self.backend, true)
+    }
+}
+
 /// The method of a pair computation.
-fn pair_method<R>(q: &PairQuery, computed: &Computed<R>) -> Value {
+fn pair_method<Src: CertifiedPair, R>(source: &Src, computed: &Computed<R>) -> Value {
     json!({
-        "route": "the pair (T_{n,k}, T_{n,k+1}) from T_{n-1,k} by the shift identities (Part I Lemma 4.2)",
+        "route": source.route(),
         "engine": computed.engine,
         "arithmetic": computed.arithmetic,
         "states": computed.states,
-        "truncation_bits": truncation_bits(q.backend, q.options.truncate),
+        "truncation_bits": source.truncation_bits(),
         "omitted_mass_bound": bound_text(&computed.omitted),
         "canonical_cross_check_states": computed.canonical_states_checked,
     })
 }
 
 /// The parts of a pair command's certificate.
-pub fn pair_parts<'a, R>(
+pub fn pair_parts<'a, Src: CertifiedPair, R>(
     command: &'static str,
-    q: &'a PairQuery,
+    source: &'a Src,
     computed: &Computed<R>,
     report: Value,
     extra_notes: &[&'static str],
 ) -> Parts<'a> {
-    let mut notes = base_notes(computed.engine, &computed.arithmetic, &q.options, q.backend);
+    let settings = source.settings();
+    let mut notes = base_notes(
+        computed.engine,
+        &computed.arithmetic,
+        &settings.options,
+        settings.backend,
+    );
+    notes.extend_from_slice(source.pair_notes());
     notes.extend_from_slice(extra_notes);
     if computed.canonical_states_checked.is_some() {
         notes.push("canonical-cross-check.md");
     }
     Parts {
+        schema: source.schema(),
         command,
-        mechanism: (&q.mechanism).into(),
-        settings: settings(q.backend, q.exact_ctx, &q.options, q.escalate_above),
+        mechanism: source.subject(),
+        settings,
         claims: None,
         report,
-        method: with_exact_endpoints(|| pair_method(q, computed)),
+        method: with_exact_endpoints(|| pair_method(source, computed)),
         proofs_notes: notes,
     }
 }
@@ -177,6 +281,7 @@ pub fn audit_parts<'a>(
         })
         .collect();
     Parts {
+        schema: Schema::V1,
         command: "audit",
         mechanism: (&query.mechanism).into(),
         settings: settings(
@@ -220,6 +325,7 @@ pub fn compare_parts<'a>(query: &'a CompareQuery, rows: &[Comparison], report: V
             "ordered-curves.md",
         ]);
         return Parts {
+            schema: Schema::V1,
             command: "compare",
             mechanism: Subject::Randomizer(&query.randomizer),
             settings,
@@ -237,6 +343,7 @@ pub fn compare_parts<'a>(query: &'a CompareQuery, rows: &[Comparison], report: V
         }
     }
     Parts {
+        schema: Schema::V1,
         command: "compare",
         mechanism: mechanism.into(),
         settings,

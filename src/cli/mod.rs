@@ -78,6 +78,25 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
     crate::enclosure::with_text_style(style, || run_command(cli))
 }
 
+/// Writes a pair command's certificate when one is asked for.
+fn certify_pair<Src: certify::CertifiedPair, R>(
+    path: Option<&str>,
+    command: &'static str,
+    source: &Src,
+    computed: &crate::query::Computed<R>,
+    notes: &[&'static str],
+    report: impl Fn() -> serde_json::Value,
+) -> Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let report = with_exact_endpoints(report);
+    certify::write(
+        path,
+        certify::pair_parts(command, source, computed, report, notes),
+    )
+}
+
 /// Runs one command.
 fn run_command(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
@@ -105,11 +124,15 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
             }
             let json = a.pair.common.json;
+            let certificate = a.pair.common.certificate.as_deref();
             let job = DeltaJob { thresholds };
             let query = match source {
                 Source::Mechanism(q) => q,
                 Source::Background(b) => {
                     let computed = answer(&b, &job)?;
+                    certify_pair(certificate, "delta", &b, &computed, &[], || {
+                        output::delta_json(&b, &computed)
+                    })?;
                     return plain(render(
                         json,
                         || output::delta_json(&b, &computed),
@@ -118,6 +141,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
                 Source::Experiment(e) => {
                     let computed = experiment::answer(&e, &job)?;
+                    certify_pair(certificate, "delta", &e, &computed, &[], || {
+                        output::delta_json(&e, &computed)
+                    })?;
                     return plain(render(
                         json,
                         || output::delta_json(&e, &computed),
@@ -129,9 +155,24 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             let eta = a.tv_ball.as_deref().map(validate::tv_radius).transpose()?;
             let asked = thresholds.clone();
             let computed = answer(&query, &DeltaJob { thresholds })?;
+            let ball = eta
+                .as_ref()
+                .map(|eta| (eta, tv_ball(query.n, query.k, eta, &computed.result)));
             if let Some(path) = &a.pair.common.certificate {
-                let report = with_exact_endpoints(|| output::delta_json(&query, &computed));
-                let parts = certify::pair_parts("delta", &query, &computed, report, &[]);
+                let report = with_exact_endpoints(|| {
+                    let mut v = output::delta_json(&query, &computed);
+                    if let Some((eta, rows)) = &ball {
+                        v["tv_ball"] =
+                            output::tv_ball_json(query.n, query.k, eta, &computed.result, rows);
+                    }
+                    v
+                });
+                let mut parts = certify::pair_parts("delta", &query, &computed, report, &[]);
+                if ball.is_some() {
+                    // A version-1 verifier would pass the ball unchecked.
+                    parts.schema = crate::certificate::Schema::V2;
+                    parts.proofs_notes.push("tv-and-le-cam.md");
+                }
                 certify::write(path, parts)?;
             }
             // The picture is computed on its own, so that its samples never change how the
@@ -160,9 +201,6 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     .map(|()| (path.clone(), top))
                     .map_err(|e| format!("error: {e}"))
             });
-            let ball = eta
-                .as_ref()
-                .map(|eta| (eta, tv_ball(query.n, query.k, eta, &computed.result)));
             let written = drawn.as_ref().and_then(|d| d.as_ref().ok());
             let stdout = render(
                 a.pair.common.json,
@@ -199,10 +237,15 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             let job = EpsilonJob {
                 delta: delta.clone(),
             };
+            let certificate = a.pair.common.certificate.as_deref();
+            let notes = ["epsilon-for-delta.md", "ordered-curves.md"];
             let query = match validate::pair_source(&a.pair, "epsilon")? {
                 Source::Mechanism(q) => q,
                 Source::Background(b) => {
                     let computed = answer(&b, &job)?;
+                    certify_pair(certificate, "epsilon", &b, &computed, &notes, || {
+                        output::epsilon_json(&b, &delta, &computed)
+                    })?;
                     return plain(render(
                         a.pair.common.json,
                         || output::epsilon_json(&b, &delta, &computed),
@@ -211,6 +254,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
                 Source::Experiment(e) => {
                     let computed = experiment::answer(&e, &job)?;
+                    certify_pair(certificate, "epsilon", &e, &computed, &notes, || {
+                        output::epsilon_json(&e, &delta, &computed)
+                    })?;
                     return plain(render(
                         a.pair.common.json,
                         || output::epsilon_json(&e, &delta, &computed),
@@ -219,13 +265,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
             };
             let computed = answer(&query, &job)?;
-            if let Some(path) = &a.pair.common.certificate {
-                let report =
-                    with_exact_endpoints(|| output::epsilon_json(&query, &delta, &computed));
-                let notes = ["epsilon-for-delta.md", "ordered-curves.md"];
-                let parts = certify::pair_parts("epsilon", &query, &computed, report, &notes);
-                certify::write(path, parts)?;
-            }
+            certify_pair(certificate, "epsilon", &query, &computed, &notes, || {
+                output::epsilon_json(&query, &delta, &computed)
+            })?;
             plain(render(
                 a.pair.common.json,
                 || output::epsilon_json(&query, &delta, &computed),
@@ -235,10 +277,15 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         Command::Divergences(a) => {
             let renyi_orders = validate::rational_list("--renyi-order", &a.renyi_order)?;
             let job = DivergenceJob { renyi_orders };
+            let certificate = a.pair.common.certificate.as_deref();
+            let notes = ["divergences.md"];
             let query = match validate::pair_source(&a.pair, "divergences")? {
                 Source::Mechanism(q) => q,
                 Source::Background(b) => {
                     let computed = answer(&b, &job)?;
+                    certify_pair(certificate, "divergences", &b, &computed, &notes, || {
+                        output::divergences_json(&b, &computed)
+                    })?;
                     return plain(render(
                         a.pair.common.json,
                         || output::divergences_json(&b, &computed),
@@ -247,6 +294,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
                 Source::Experiment(e) => {
                     let computed = experiment::answer(&e, &job)?;
+                    certify_pair(certificate, "divergences", &e, &computed, &notes, || {
+                        output::divergences_json(&e, &computed)
+                    })?;
                     return plain(render(
                         a.pair.common.json,
                         || output::divergences_json(&e, &computed),
@@ -255,12 +305,14 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
             };
             let computed = answer(&query, &job)?;
-            if let Some(path) = &a.pair.common.certificate {
-                let report = with_exact_endpoints(|| output::divergences_json(&query, &computed));
-                let notes = ["divergences.md"];
-                let parts = certify::pair_parts("divergences", &query, &computed, report, &notes);
-                certify::write(path, parts)?;
-            }
+            certify_pair(
+                certificate,
+                "divergences",
+                &query,
+                &computed,
+                &notes,
+                || output::divergences_json(&query, &computed),
+            )?;
             plain(render(
                 a.pair.common.json,
                 || output::divergences_json(&query, &computed),
@@ -364,6 +416,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 certify::write(
                     path,
                     crate::certificate::Parts {
+                        schema: crate::certificate::Schema::V1,
                         command: "profile",
                         mechanism: (&query.mechanism).into(),
                         settings: certify::settings(
@@ -524,6 +577,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 certify::write(
                     path,
                     crate::certificate::Parts {
+                        schema: crate::certificate::Schema::V1,
                         command: "profile",
                         mechanism: (&query.mechanism).into(),
                         settings: merged.settings.clone(),

@@ -260,12 +260,6 @@ pub fn background_query(args: &PairArgs) -> Result<BackgroundQuery> {
             "needs --mechanism, --n and --switch",
         ));
     };
-    if args.common.certificate.is_some() {
-        return Err(Error::argument(
-            "--certificate",
-            "is not written for --background pairs yet (verify recomputes binary-input pairs only)",
-        ));
-    }
     let n = whole("--n", n)?;
     if n < 1 {
         return Err(Error::argument("--n", "must be at least 1"));
@@ -397,7 +391,6 @@ pub fn pair_source(args: &PairArgs, command: &str) -> Result<Source> {
     for (given, flag) in [
         (c.no_reduce, "--no-reduce"),
         (c.no_truncation, "--no-truncation"),
-        (c.certificate.is_some(), "--certificate"),
         (!matches!(c.engine, EngineArg::Auto), "--engine"),
     ] {
         if given {
@@ -420,17 +413,20 @@ pub fn pair_source(args: &PairArgs, command: &str) -> Result<Source> {
 /// the precision).
 fn check_experiment_precision(backend: Backend) -> Result<()> {
     match backend {
-        Backend::Mpfr { precision } if precision > MAX_EXPERIMENT_BITS => Err(Error::argument(
-            "--precision",
-            format!(
-                "limit experiments run with at most {MAX_EXPERIMENT_BITS} bits, got {precision}"
-            ),
-        )),
+        Backend::Mpfr { precision }
+            if precision > crate::limits::experiment::MAX_EXPERIMENT_BITS =>
+        {
+            Err(Error::argument(
+                "--precision",
+                format!(
+                    "limit experiments run with at most {} bits, got {precision}",
+                    crate::limits::experiment::MAX_EXPERIMENT_BITS
+                ),
+            ))
+        }
         _ => Ok(()),
     }
 }
-
-const MAX_EXPERIMENT_BITS: u32 = 2048;
 
 /// The profile question, the number of worker threads (if given) and whether to stay quiet.
 pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)> {

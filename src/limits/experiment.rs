@@ -270,6 +270,10 @@ fn check_jump_keys(spec: &str, field: &str, jump: &Map<String, Value>) -> Result
     Ok(())
 }
 
+/// The highest MPFR precision the limit experiments run with (their windows and quadrature
+/// cells grow with the precision).
+pub const MAX_EXPERIMENT_BITS: u32 = 2048;
+
 /// A limit experiment and how to compute on it.
 #[derive(Clone, Debug)]
 pub struct ExperimentQuery {

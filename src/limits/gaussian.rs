@@ -8,10 +8,10 @@
 //! a Hermite quadrature of `ln 2 − E[softplus(μX − μ²/2)]` with its remainder bounded.
 //! See proofs-notes/limit-experiments.md.
 
-use crate::arith::exp_bracket;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
 use crate::arith::special::normal_cdf;
 use crate::arith::{Scalar, Transcendental};
+use crate::arith::{exp_bracket, ln_bracket};
 use crate::enclosure::{Enclosure, Tri};
 use crate::error::{Error, Result};
 use crate::exact::curve::{EpsilonCertificate, check_target};
@@ -91,8 +91,16 @@ pub fn epsilon(mu: &Rational, target: &Rational, ctx: &MpfrCtx) -> Result<Epsilo
     };
     let exp_hi = exp_bracket(&hi, ctx.precision).1;
     let delta_at_hi = delta(mu, &Threshold::ExpEps(exp_hi.clone()), ctx);
+    // The enclosure is that of ln of the witnesses, so that they prove both of its ends (a
+    // verifier needs δ(exp_hi) ≤ D to show ε ≤ hi, and exp_hi ≥ e^hi).
+    let eps_lo = if exp_lo > 1 {
+        ln_bracket(&exp_lo, ctx.precision).0.max(Rational::new())
+    } else {
+        Rational::new()
+    };
+    let eps_hi = ln_bracket(&exp_hi, ctx.precision).1;
     Ok(EpsilonCertificate {
-        eps: Enclosure::from_rationals(lo, hi),
+        eps: Enclosure::from_rationals(eps_lo, eps_hi),
         exp_lo,
         exp_hi: Some(exp_hi),
         delta_at_hi: Some(delta_at_hi),

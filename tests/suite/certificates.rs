@@ -6,14 +6,14 @@ use serde_json::{Value, json};
 use shufflecert::certificate::{digest, schema_errors};
 
 /// A fresh path for a certificate.
-fn path(name: &str) -> String {
+pub(crate) fn path(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("shufflecert-certs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name).to_string_lossy().into_owned()
 }
 
 /// Runs a command with `--certificate`, returning the certificate.
-fn certify(args: &[&str], name: &str) -> (String, Value) {
+pub(crate) fn certify(args: &[&str], name: &str) -> (String, Value) {
     let file = path(name);
     let mut all = args.to_vec();
     all.extend(["--certificate", &file]);
@@ -24,7 +24,7 @@ fn certify(args: &[&str], name: &str) -> (String, Value) {
 }
 
 /// `verify` on a file: its exit status and report.
-fn verify(file: &str) -> (i32, Value) {
+pub(crate) fn verify(file: &str) -> (i32, Value) {
     let run = cli(&["verify", file, "--json"]);
     let report = if run.stdout.is_empty() {
         Value::Null
@@ -35,7 +35,12 @@ fn verify(file: &str) -> (i32, Value) {
 }
 
 /// Writes a tampered copy, with its digest recomputed when `redigest`.
-fn tampered(cert: &Value, name: &str, redigest: bool, edit: impl FnOnce(&mut Value)) -> String {
+pub(crate) fn tampered(
+    cert: &Value,
+    name: &str,
+    redigest: bool,
+    edit: impl FnOnce(&mut Value),
+) -> String {
     let mut c = cert.clone();
     edit(&mut c);
     if redigest {
@@ -480,7 +485,7 @@ fn the_fixture_certificates_verify_and_are_reproduced() {
 }
 
 /// Runs a command with `--certificate`, expecting exit status `status`.
-fn certify_with_status(args: &[&str], name: &str, status: i32) -> (String, Value) {
+pub(crate) fn certify_with_status(args: &[&str], name: &str, status: i32) -> (String, Value) {
     let file = path(name);
     let mut all = args.to_vec();
     all.extend(["--certificate", &file]);
@@ -491,10 +496,10 @@ fn certify_with_status(args: &[&str], name: &str, status: i32) -> (String, Value
 }
 
 /// An edit of a certificate, and what `verify` must name when it rejects it.
-type Case = (&'static str, Box<dyn FnOnce(&mut Value)>, &'static str);
+pub(crate) type Case = (&'static str, Box<dyn FnOnce(&mut Value)>, &'static str);
 
 /// Each edit, its digest recomputed, must be rejected as invalid, naming the needle.
-fn reject_all(cert: &Value, prefix: &str, cases: Vec<Case>) {
+pub(crate) fn reject_all(cert: &Value, prefix: &str, cases: Vec<Case>) {
     for (name, edit, needle) in cases {
         let file = tampered(cert, &format!("tampered-{prefix}-{name}.json"), true, edit);
         let (status, report) = verify(&file);

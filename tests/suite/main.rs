@@ -11,6 +11,7 @@ mod audit;
 mod background;
 mod bounds;
 mod certificates;
+mod certified_answers;
 mod cli;
 mod experiments;
 mod hardening;

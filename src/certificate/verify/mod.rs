@@ -20,17 +20,16 @@
 
 mod audit;
 mod compare;
+mod pair;
 mod profile;
 
 use super::reference;
-use super::{SCHEMA_ID, Settings, digest, schema_errors};
-use crate::arith::ln_bracket;
-use crate::audit::verdict::{Side, judge};
-use crate::enclosure::{Enclosure, Endpoint, exact_string, parse_rational};
+use super::{Schema, Settings, digest, schema_errors};
+use crate::enclosure::{Enclosure, Endpoint, parse_rational};
 use crate::error::{Error, Result};
-use crate::exact::curve::Direction;
 use crate::mechanism::{Mechanism, MechanismSource};
-use crate::query::{Backend, DeltaJob, DivergenceJob, EpsilonJob, PairQuery, Threshold, answer};
+use crate::query::{Backend, PairQuery};
+use pair::{PairSubject, verify_pair};
 use profile::{ProfileProof, verify_profile};
 use rug::Rational;
 use serde_json::Value;
@@ -193,12 +192,17 @@ fn u64_at(v: &Value, field: &str) -> Result<u64> {
 pub fn verify(text: &str) -> Result<Verification> {
     let cert: Value = serde_json::from_str(text)
         .map_err(|e| Error::argument("certificate", format!("not JSON: {e}")))?;
-    if cert["schema"] != SCHEMA_ID {
+    let Some(schema) = Schema::of(&cert) else {
         return Err(Error::argument(
             "schema",
-            format!("expected \"{SCHEMA_ID}\", got {}", cert["schema"]),
+            format!(
+                "expected \"{}\" or \"{}\", got {}",
+                Schema::V1.id(),
+                Schema::V2.id(),
+                cert["schema"]
+            ),
         ));
-    }
+    };
     if let Some(first) = schema_errors(&cert).first() {
         return Err(Error::argument(
             "certificate",
@@ -222,6 +226,10 @@ pub fn verify(text: &str) -> Result<Verification> {
         text: cert["mechanism"]["text"].as_str().map(str::to_string),
     };
     let meaning = super::family_meaning(&cert);
+    if schema == Schema::V2 && !cert["experiment"].is_null() {
+        verify_experiment(&cert, &command, &mut tally)?;
+        return Ok(tally.finish(&command));
+    }
     if cert["mechanism"]["exact"].get("rows").is_some() {
         // A randomizer on more than two inputs.
         let randomizer = match crate::mechanism::randomizer::randomizer_from_source(&source) {
@@ -245,6 +253,13 @@ pub fn verify(text: &str) -> Result<Verification> {
         let settings = Settings::from_json(&cert["settings"])?;
         match command.as_str() {
             "compare" => compare::verify_compare_range(&cert, &randomizer, &settings, &mut tally)?,
+            "delta" | "epsilon" | "divergences" if !cert["report"]["background"].is_null() => {
+                let subject = PairSubject::Background {
+                    background: pair::background_of(&cert["report"], &randomizer)?,
+                    randomizer: &randomizer,
+                };
+                verify_pair(&command, &cert["report"], &subject, &settings, &mut tally)?;
+            }
             other => {
                 return Err(Error::argument(
                     "command",
@@ -276,7 +291,12 @@ pub fn verify(text: &str) -> Result<Verification> {
     let report = &cert["report"];
     match command.as_str() {
         "delta" | "epsilon" | "divergences" => {
-            verify_pair(&command, report, &mechanism, &settings, &mut tally)?
+            let subject = PairSubject::Binary {
+                mechanism: &mechanism,
+                n: u64_at(&report["n"], "report.n")?,
+                k: u64_at(&report["k"], "report.k")?,
+            };
+            verify_pair(&command, report, &subject, &settings, &mut tally)?
         }
         "profile" => {
             let proof = ProfileProof {
@@ -297,6 +317,45 @@ pub fn verify(text: &str) -> Result<Verification> {
         }
     }
     Ok(tally.finish(&command))
+}
+
+/// A limit experiment's pair certificate: the experiment rebuilt from its specification as
+/// given must be the one recorded, then the pair is re-derived.
+fn verify_experiment(cert: &Value, command: &str, tally: &mut Tally) -> Result<()> {
+    let given = cert["experiment"]["given"].as_str().unwrap_or_default();
+    let experiment = match crate::limits::experiment::load_experiment(given) {
+        Ok(e) => e,
+        Err(e) => {
+            tally.problem(format!("experiment.given: cannot be read back: {e}"));
+            return Ok(());
+        }
+    };
+    let exact = crate::enclosure::with_exact_endpoints(|| experiment.to_json());
+    if exact != cert["experiment"]["exact"] {
+        tally.problem(format!(
+            "experiment.exact: records {}, but the experiment as given is {exact}",
+            cert["experiment"]["exact"]
+        ));
+    }
+    if cert["report"]["experiment"] != cert["experiment"]["exact"] {
+        tally.problem("report.experiment: differs from experiment.exact");
+    }
+    if !matches!(command, "delta" | "epsilon" | "divergences") {
+        return Err(Error::argument(
+            "command",
+            format!(
+                "{command} certificates on a limit experiment are not verified by this version"
+            ),
+        ));
+    }
+    let settings = Settings::from_json(&cert["settings"])?;
+    verify_pair(
+        command,
+        &cert["report"],
+        &PairSubject::Experiment(experiment),
+        &settings,
+        tally,
+    )
 }
 
 /// The report's input domain must be the mechanism's (every report of 0.2.0 on states it; a
@@ -351,281 +410,4 @@ fn pair_query(m: &Mechanism, n: u64, k: u64, settings: &Settings, backend: Backe
         exact_ctx: settings.exact_ctx,
         escalate_above: None,
     }
-}
-
-/// The certified values of a pair report, by field.
-fn pair_fields(command: &str, report: &Value) -> Result<Vec<(String, Enclosure)>> {
-    let mut fields = Vec::new();
-    let mut add = |path: String, v: &Value| -> Result<()> {
-        let e = enclosure_at(v, &path)?;
-        fields.push((path, e));
-        Ok(())
-    };
-    match command {
-        "delta" => {
-            for (i, r) in report["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                for key in ["delta_qp", "delta_pq", "delta_two_sided"] {
-                    add(format!("results.{i}.{key}"), &r[key])?;
-                }
-            }
-        }
-        "epsilon" => {
-            for key in ["eps_qp", "eps_pq", "eps_two_sided"] {
-                add(key.to_string(), &report[key])?;
-            }
-        }
-        _ => {
-            for key in ["tv", "kl_qp", "kl_pq", "jsd", "chi2_qp", "hellinger2"] {
-                add(key.to_string(), &report[key])?;
-            }
-            for key in ["renyi_qp", "renyi_pq"] {
-                for (i, r) in report[key].as_array().into_iter().flatten().enumerate() {
-                    add(format!("{key}.{i}.value"), &r["value"])?;
-                }
-            }
-        }
-    }
-    Ok(fields)
-}
-
-/// Recomputes a pair report's values in one route.
-fn pair_route(
-    command: &str,
-    report: &Value,
-    query: &PairQuery,
-) -> Result<(Vec<(String, Enclosure)>, bool)> {
-    let mut out = Vec::new();
-    let canonical;
-    match command {
-        "delta" => {
-            let thresholds = report["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|r| {
-                    r["eps"]
-                        .as_str()
-                        .and_then(Threshold::from_text)
-                        .ok_or_else(|| Error::argument("report.results.eps", "unreadable"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let c = answer(query, &DeltaJob { thresholds })?;
-            canonical = c.canonical_states_checked.is_some();
-            for (i, r) in c.result.iter().enumerate() {
-                out.push((format!("results.{i}.delta_qp"), r.qp.clone()));
-                out.push((format!("results.{i}.delta_pq"), r.pq.clone()));
-                out.push((format!("results.{i}.delta_two_sided"), r.two_sided.clone()));
-            }
-        }
-        "epsilon" => {
-            let delta = report["delta"]
-                .as_str()
-                .and_then(parse_rational)
-                .ok_or_else(|| Error::argument("report.delta", "unreadable"))?;
-            let c = answer(query, &EpsilonJob { delta })?;
-            canonical = c.canonical_states_checked.is_some();
-            out.push(("eps_qp".into(), c.result.qp.eps.clone()));
-            out.push(("eps_pq".into(), c.result.pq.eps.clone()));
-            out.push(("eps_two_sided".into(), c.result.two_sided.clone()));
-        }
-        _ => {
-            let renyi_orders = report["renyi_qp"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|r| {
-                    r["order"]
-                        .as_str()
-                        .and_then(parse_rational)
-                        .ok_or_else(|| Error::argument("report.renyi_qp.order", "unreadable"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let c = answer(query, &DivergenceJob { renyi_orders })?;
-            canonical = c.canonical_states_checked.is_some();
-            let d = c.result;
-            for (key, e) in [
-                ("tv", d.tv),
-                ("kl_qp", d.kl_qp),
-                ("kl_pq", d.kl_pq),
-                ("jsd", d.jsd),
-                ("chi2_qp", d.chi2_qp),
-                ("hellinger2", d.hellinger2),
-            ] {
-                out.push((key.into(), e));
-            }
-            for (key, list) in [("renyi_qp", d.renyi_qp), ("renyi_pq", d.renyi_pq)] {
-                for (i, (_, e)) in list.into_iter().enumerate() {
-                    out.push((format!("{key}.{i}.value"), e));
-                }
-            }
-        }
-    }
-    Ok((out, canonical))
-}
-
-fn verify_pair(
-    command: &str,
-    report: &Value,
-    m: &Mechanism,
-    settings: &Settings,
-    tally: &mut Tally,
-) -> Result<()> {
-    let n = u64_at(&report["n"], "report.n")?;
-    let k = u64_at(&report["k"], "report.k")?;
-    // Curves, divergences and ε are ≥ 0 (a log-ratio divergence too).
-    for (field, e) in pair_fields(command, report)? {
-        tally.certified(&field, e, true);
-    }
-    let mut routes = vec![(
-        format!("mpfr-{}", higher_precision(settings)),
-        Backend::Mpfr {
-            precision: higher_precision(settings),
-        },
-    )];
-    if exact_affordable(m, n, settings) {
-        routes.push(("exact".to_string(), Backend::Exact));
-    }
-    for (label, backend) in routes {
-        let (values, canonical) =
-            pair_route(command, report, &pair_query(m, n, k, settings, backend))?;
-        tally.route(label.clone());
-        if canonical {
-            tally.route("k = 0 closed form (every state of the recomputed pair)");
-        }
-        for (field, e) in values {
-            tally.recomputed(&field, &e, &label);
-        }
-    }
-    if command == "delta" {
-        reference_route(report, m, n, k, tally)?;
-    }
-    if command == "epsilon" {
-        witnesses(report, m, n, k, settings, tally)?;
-    }
-    Ok(())
-}
-
-/// The pure-Rust rational reference, for δ of rational mechanisms with at most 12 users.
-fn reference_route(report: &Value, m: &Mechanism, n: u64, k: u64, tally: &mut Tally) -> Result<()> {
-    let Some([w0, w1]) = m.rational_rows() else {
-        return Ok(());
-    };
-    if n > reference::MAX_USERS || m.d() > 4 {
-        return Ok(());
-    }
-    let big = |row: &[Rational]| -> Vec<num_rational::BigRational> {
-        row.iter()
-            .map(|q| reference::parse(&exact_string(q)).expect("an exact rational"))
-            .collect()
-    };
-    let (p, q) = reference::pair(&big(&w0), &big(&w1), n, k);
-    let label = "reference (num-rational, no GMP)";
-    tally.route(label);
-    let from_big = |x: &num_rational::BigRational| {
-        parse_rational(&format!("{}/{}", x.numer(), x.denom())).expect("a rational")
-    };
-    for (i, r) in report["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let Some(threshold) = r["eps"].as_str().and_then(Threshold::from_text) else {
-            continue;
-        };
-        let (c_lo, c_hi) = match threshold {
-            Threshold::ExpEps(c) => {
-                let c = reference::parse(&exact_string(&c)).expect("an exact rational");
-                (c.clone(), c)
-            }
-            Threshold::Eps(e) => reference::exp_bracket(
-                &reference::parse(&exact_string(&e)).expect("an exact rational"),
-            ),
-        };
-        for (key, upper, lower) in [("delta_qp", &q, &p), ("delta_pq", &p, &q)] {
-            // δ is non-increasing in e^ε: between its values at the bracket's two ends.
-            let e = Enclosure::from_rationals(
-                from_big(&reference::positive_part(upper, lower, &c_hi)),
-                from_big(&reference::positive_part(upper, lower, &c_lo)),
-            );
-            tally.recomputed(&format!("results.{i}.{key}"), &e, label);
-        }
-    }
-    Ok(())
-}
-
-/// ε certificates: δ at each certified threshold, re-evaluated in MPFR, and the certified ε
-/// interval against `ln` of those thresholds.
-fn witnesses(
-    report: &Value,
-    m: &Mechanism,
-    n: u64,
-    k: u64,
-    settings: &Settings,
-    tally: &mut Tally,
-) -> Result<()> {
-    let delta = report["delta"]
-        .as_str()
-        .and_then(parse_rational)
-        .unwrap_or_default();
-    let precision = higher_precision(settings);
-    let query = pair_query(m, n, k, settings, Backend::Mpfr { precision });
-    let label = format!("witnesses (δ at the certified thresholds, mpfr-{precision})");
-    tally.route(label.clone());
-    for dir in [Direction::Qp, Direction::Pq] {
-        let w = &report["witnesses"][dir.key()];
-        let eps = enclosure_at(&report[format!("eps_{}", dir.key())], "eps")?;
-        let threshold = |key: &str| w[key].as_str().and_then(parse_rational);
-        let at = |c: &Rational| -> Result<Enclosure> {
-            let rows = answer(
-                &query,
-                &DeltaJob {
-                    thresholds: vec![Threshold::ExpEps(c.clone())],
-                },
-            )?;
-            Ok(match dir {
-                Direction::Qp => rows.result[0].qp.clone(),
-                Direction::Pq => rows.result[0].pq.clone(),
-            })
-        };
-        let field = format!("witnesses.{}", dir.key());
-        if let Some(hi) = threshold("exp_eps_hi") {
-            let d = at(&hi)?;
-            if judge(&d, Side::AtMost, &delta) != crate::audit::verdict::Verdict::Sound {
-                tally.problem(format!(
-                    "{field}.exp_eps_hi: δ there is {d}, not certainly ≤ {}",
-                    exact_string(&delta)
-                ));
-            }
-            if eps.hi() < &Endpoint::Finite(ln_bracket(&hi, precision).1) {
-                tally.problem(format!(
-                    "eps_{}: upper end {} below ln of its witness",
-                    dir.key(),
-                    eps
-                ));
-            }
-        }
-        if let Some(lo) = threshold("exp_eps_lo").filter(|c| *c > 1) {
-            let d = at(&lo)?;
-            if d.compare(&delta) != crate::enclosure::Tri::Greater {
-                tally.problem(format!(
-                    "{field}.exp_eps_lo: δ there is {d}, not certainly > {}",
-                    exact_string(&delta)
-                ));
-            }
-            if eps.lo() > &Endpoint::Finite(ln_bracket(&lo, precision).0) {
-                tally.problem(format!(
-                    "eps_{}: lower end {} above ln of its witness",
-                    dir.key(),
-                    eps
-                ));
-            }
-        }
-    }
-    Ok(())
 }
