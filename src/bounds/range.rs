@@ -356,14 +356,47 @@ fn triples(exact: &Exact) -> Vec<(usize, usize, usize)> {
     out
 }
 
+/// Bits of the rational bracket of `e^{ε0}` for randomized response given by a real ε0.
+pub const EXP_EPS0_BRACKET_BITS: u32 = 256;
+
 /// The certified range at every threshold (or at the target δ).
+///
+/// Randomized response given by a real ε0 is computed on a rational bracket
+/// `a_lo < e^{ε0} < a_hi` ([`Randomizer::rational_bracket`]): the upper end at `a_hi`, the
+/// lower end's pair chosen at `a_lo`, its value enclosed between its values at `a_lo` and
+/// `a_hi` (every pair's δ is non-decreasing in `a`).
 pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
-    let r = &q.randomizer;
-    let rows = q.target_len();
-    let mut upper: Vec<Option<Attained>> = vec![None; rows];
-    let mut lower: Vec<Option<Attained>> = vec![None; rows];
-    let exact = Exact::of(r)?;
-    let k = r.input_count();
+    let Some(bracket) = q.randomizer.rational_bracket(EXP_EPS0_BRACKET_BITS)? else {
+        let exact = Exact::of(&q.randomizer)?;
+        let upper = upper_end(q, &exact)?;
+        let (lower, scope) = lower_end(q, &exact)?;
+        return Ok(assemble(q, lower, upper, scope));
+    };
+    let at = |r: &Randomizer| BoundsQuery {
+        randomizer: r.clone(),
+        ..q.clone()
+    };
+    let (below, above) = (at(&bracket.lower), at(&bracket.upper));
+    let upper = upper_end(&above, &Exact::of(&bracket.upper)?)?;
+    let (mut lower, scope) = lower_end(&below, &Exact::of(&bracket.lower)?)?;
+    // Each lower value: the attaining pair's δ between its values at a_lo and a_hi.
+    let mut values: Vec<((usize, usize, usize), Vec<Enclosure>)> = Vec::new();
+    for (i, slot) in lower.iter_mut().enumerate() {
+        let a = slot.as_mut().expect("at least one pair");
+        let triple = (a.pair.0, a.pair.1, a.background.unwrap_or(a.pair.0));
+        if !values.iter().any(|(t, _)| *t == triple) {
+            values.push((triple, concrete_pair(q, triple.0, triple.1, triple.2)?));
+        }
+        a.value = values.iter().find(|(t, _)| *t == triple).expect("computed").1[i].clone();
+    }
+    Ok(assemble(q, lower, upper, scope))
+}
+
+/// The upper end: the largest blanket divergence over the ordered pairs of inputs (pairs with
+/// the same classes computed once).
+fn upper_end(q: &BoundsQuery, exact: &Exact) -> Result<Vec<Option<Attained>>> {
+    let mut upper: Vec<Option<Attained>> = vec![None; q.target_len()];
+    let k = q.randomizer.input_count();
     let mut seen: Vec<Vec<Class>> = Vec::new();
     let progress = Stage::start(
         "bounds: upper end",
@@ -386,9 +419,15 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
             keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
         }
     }
-    drop(progress);
-    let (summed, distinct) = lower_triples(&exact);
-    let lower_scope = (summed.len(), distinct);
+    Ok(upper)
+}
+
+/// The lower end: the largest exact δ over the concrete pairs of the summed triples, and
+/// `(summed, distinct)`.
+fn lower_end(q: &BoundsQuery, exact: &Exact) -> Result<(Vec<Option<Attained>>, (usize, usize))> {
+    let mut lower: Vec<Option<Attained>> = vec![None; q.target_len()];
+    let (summed, distinct) = lower_triples(exact);
+    let scope = (summed.len(), distinct);
     let progress = Stage::start(
         "bounds: lower end",
         "neighbouring pairs",
@@ -405,43 +444,69 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
         let background = (q.n > 1).then_some(x2);
         keep_largest(&mut lower, compute(&job)?.result.0, (x1, x1p), background);
     }
+    Ok((lower, scope))
+}
+
+/// The rows of the range.
+fn assemble(
+    q: &BoundsQuery,
+    lower: Vec<Option<Attained>>,
+    upper: Vec<Option<Attained>>,
+    lower_triples: (usize, usize),
+) -> Vec<RangeRow> {
     let thresholds: Vec<Option<Threshold>> = match &q.target {
         Target::Delta(t) => t.iter().cloned().map(Some).collect(),
         Target::Epsilon(_) => vec![None],
     };
-    Ok(thresholds
+    thresholds
         .into_iter()
         .zip(lower.into_iter().zip(upper))
         .map(|(threshold, (lower, upper))| RangeRow {
             threshold,
             lower: lower.expect("at least one pair"),
             upper: upper.expect("at least one pair"),
-            lower_triples: lower_scope,
+            lower_triples,
         })
-        .collect())
+        .collect()
 }
 
 /// The exact value (δ at each threshold, or ε at the target δ) of one concrete neighbouring
 /// pair `(x1, x2, …, x2) ≃ (x1′, x2, …, x2)`, in the direction `x1 → x1′`: the lower bound's
-/// sum for that one triple (`verify` re-derives a recorded witness with it).
+/// sum for that one triple (`verify` re-derives a recorded witness with it).  For randomized
+/// response given by a real ε0, between its values at the two ends of the bracket of `e^{ε0}`.
 pub fn concrete_pair(
     q: &BoundsQuery,
     x1: usize,
     x1_prime: usize,
     x2: usize,
 ) -> Result<Vec<Enclosure>> {
-    let exact = Exact::of(&q.randomizer)?;
-    let (classes, gamma) = exact.reference_classes(x1, x1_prime, x2);
-    let job = SumJob {
-        classes,
-        gamma,
-        query: q,
+    let at = |r: &Randomizer| -> Result<Vec<Enclosure>> {
+        let exact = Exact::of(r)?;
+        let (classes, gamma) = exact.reference_classes(x1, x1_prime, x2);
+        let q = BoundsQuery {
+            randomizer: r.clone(),
+            ..q.clone()
+        };
+        let job = SumJob {
+            classes,
+            gamma,
+            query: &q,
+        };
+        Ok(compute(&job)?
+            .result
+            .0
+            .into_iter()
+            .map(|[forward, _]| forward)
+            .collect())
     };
-    Ok(compute(&job)?
-        .result
-        .0
+    let Some(bracket) = q.randomizer.rational_bracket(EXP_EPS0_BRACKET_BITS)? else {
+        return at(&q.randomizer);
+    };
+    let (below, above) = (at(&bracket.lower)?, at(&bracket.upper)?);
+    Ok(below
         .into_iter()
-        .map(|[forward, _]| forward)
+        .zip(above)
+        .map(|(lo, hi)| Enclosure::new(lo.lo().clone(), hi.hi().clone().max(lo.hi().clone())))
         .collect())
 }
 

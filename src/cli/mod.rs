@@ -699,7 +699,20 @@ fn shuffle_index(
     crate::bounds::index::IndexValue,
     crate::bounds::index::IndexValue,
 )> {
+    let rational = query
+        .randomizer
+        .rows
+        .iter()
+        .flatten()
+        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)));
     match query.backend {
+        // Entries in an irrational e^eps0 are enclosed in 256-bit MPFR intervals.
+        crate::query::Backend::Interval | crate::query::Backend::Exact if !rational => {
+            crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
+                &query.randomizer,
+                &crate::arith::mpfr::MpfrCtx { precision: 256 },
+            )
+        }
         crate::query::Backend::Mpfr { precision } => {
             crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
                 &query.randomizer,

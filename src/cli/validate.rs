@@ -856,19 +856,11 @@ fn no_engine_choice(args: &CommonArgs) -> Result<()> {
     ))
 }
 
-/// The certified range (`bounds`, range audits, the shuffle-index check) needs exact rows.
+/// The certified range (`bounds`, range audits, the shuffle-index check) needs exact rows, or
+/// randomized response given by a real ε0 (computed on a rational bracket of `e^eps0`).
 fn require_rational_randomizer(r: &Randomizer) -> Result<()> {
-    if r.rows
-        .iter()
-        .flatten()
-        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)))
-    {
-        return Ok(());
-    }
-    Err(Error::argument(
-        "--mechanism",
-        "the certified range [lower, upper] needs rational entries (give exp_eps0 as a rational)",
-    ))
+    r.rational_bracket(crate::bounds::range::EXP_EPS0_BRACKET_BITS)
+        .map(|_| ())
 }
 
 pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
@@ -888,12 +880,6 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
         escalate_above,
         ..
     } = settings(&args.common)?;
-    if args.common.certificate.is_some() {
-        return Err(Error::argument(
-            "--certificate",
-            "bounds does not write certificates yet",
-        ));
-    }
     let randomizer = load_randomizer(&args.mechanism)?;
     require_rational_randomizer(&randomizer)?;
     no_engine_choice(&args.common)?;

@@ -29,6 +29,18 @@ use crate::error::{Error, Result};
 use rug::Rational;
 use serde_json::{Map, Value};
 
+/// A randomizer given by a real ε0 at the two ends of a rational bracket of `e^{ε0}`
+/// ([`Randomizer::rational_bracket`]).
+#[derive(Clone, Debug)]
+pub struct RationalBracket {
+    /// At `a_lo < e^{ε0}`: every neighbouring pair's δ is at most its value at `e^{ε0}`.
+    pub lower: Randomizer,
+    /// At `a_hi > e^{ε0}`: every neighbouring pair's δ is at least its value at `e^{ε0}`.
+    pub upper: Randomizer,
+    /// `(a_lo, a_hi)`.
+    pub exp_eps0: (Rational, Rational),
+}
+
 /// A local randomizer `x ↦ R_x` on a finite input domain.
 #[derive(Clone, Debug)]
 pub struct Randomizer {
@@ -56,6 +68,71 @@ impl Randomizer {
             source: m.source,
             restriction_of: m.restriction_of,
         }
+    }
+
+    /// For randomized response given by a real ε0 (entries in `a = e^{ε0}`, irrational): the
+    /// same randomizer at the two ends of a rational bracket `a_lo < e^{ε0} < a_hi` of `bits`
+    /// bits, and the bracket.  `None` when every entry is rational already.
+    ///
+    /// k-ary randomized response at a smaller `a` is a post-processing of it at a larger one
+    /// (garble each output by k-RR on the outputs), and so is the shuffled histogram, so every
+    /// neighbouring pair's δ(ε) is non-decreasing in `a`: a lower end computed at `a_lo` and an
+    /// upper end at `a_hi` bound the value at `e^{ε0}` (proofs-notes/blanket-bounds.md).  Any
+    /// other irrational randomizer is refused.
+    pub fn rational_bracket(&self, bits: u32) -> Result<Option<RationalBracket>> {
+        let Some(eps0) = self.eps0.as_ref().filter(|_| {
+            self.rows
+                .iter()
+                .flatten()
+                .any(|e| matches!(e, Entry::ExpFraction { .. }))
+        }) else {
+            return Ok(None);
+        };
+        if !self.is_randomized_response() {
+            return Err(Error::argument(
+                "--mechanism",
+                "entries in e^eps0 are bracketed only for randomized response; give exp_eps0 as a rational",
+            ));
+        }
+        let (a_lo, a_hi) = crate::arith::exp_bracket(eps0, bits);
+        let at = |a: &Rational| Randomizer {
+            rows: self
+                .rows
+                .iter()
+                .map(|row| row.iter().map(|e| Entry::Exact(e.value_at(a))).collect())
+                .collect(),
+            eps0: None,
+            ..self.clone()
+        };
+        Ok(Some(RationalBracket {
+            lower: at(&a_lo),
+            upper: at(&a_hi),
+            exp_eps0: (a_lo, a_hi),
+        }))
+    }
+
+    /// Every row is `a/(a + k − 1)` at one output (a different one per input) and
+    /// `1/(a + k − 1)` elsewhere, with `a = e^{ε0} > 1` and k outputs: k-ary randomized response
+    /// (restricted to some of its inputs).
+    fn is_randomized_response(&self) -> bool {
+        let m = Rational::from(self.d() as u64 - 1);
+        let den = [Rational::from(1), m];
+        let truthful = Entry::ExpFraction {
+            num: [Rational::from(1), Rational::new()],
+            den: den.clone(),
+        };
+        let other = Entry::ExpFraction {
+            num: [Rational::new(), Rational::from(1)],
+            den,
+        };
+        let mut columns = std::collections::HashSet::new();
+        self.eps0.as_ref().is_some_and(|e| *e > 0)
+            && self.rows.iter().all(|row| {
+                let at: Vec<usize> = (0..row.len()).filter(|&y| row[y] == truthful).collect();
+                at.len() == 1
+                    && columns.insert(at[0])
+                    && row.iter().filter(|e| **e == other).count() == row.len() - 1
+            })
     }
 
     /// The input domain in one phrase, for the first lines of every report.

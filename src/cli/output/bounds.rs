@@ -83,6 +83,25 @@ fn index_text(r: &Randomizer, (up, lo): &(IndexValue, IndexValue)) -> String {
     s
 }
 
+/// For randomized response given by a real ε0: the rational bracket of `e^eps0` the ends were
+/// computed at, and what that means.
+fn bracket_note(r: &Randomizer) -> Option<(Value, String)> {
+    let b = r
+        .rational_bracket(crate::bounds::range::EXP_EPS0_BRACKET_BITS)
+        .ok()
+        .flatten()?;
+    let (lo, hi) = &b.exp_eps0;
+    Some((
+        json!([exact_string(lo), exact_string(hi)]),
+        format!(
+            "e^eps0 is irrational: the ends are computed on a rational bracket a_lo < e^eps0 < a_hi \
+             ({} bits): upper at a_hi, lower at a_lo (its pair's value enclosed between a_lo and a_hi); \
+             k-RR at a smaller a is a post-processing of k-RR at a larger one",
+            crate::bounds::range::EXP_EPS0_BRACKET_BITS
+        ),
+    ))
+}
+
 /// `bounds` as JSON.
 pub fn bounds_json(b: &BoundsReport) -> Value {
     let r = &b.query.randomizer;
@@ -105,6 +124,10 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
             "ratio_upper_over_lower": ratio(row),
         })).collect::<Vec<_>>(),
     });
+    if let Some((bracket, note)) = bracket_note(r) {
+        v["exp_eps0_bracket"] = bracket;
+        v["exp_eps0_note"] = json!(note);
+    }
     if let Target::Epsilon(d) = &b.query.target {
         v["delta"] = json!(exact_string(d));
         v["quantity"] = json!("eps_M(delta)");
@@ -149,6 +172,9 @@ pub fn bounds_text(b: &BoundsReport) -> String {
     );
     s += &format!("{LOWER_SCOPE}\n{UPPER_SCOPE}\n");
     if let Some(note) = lower_subset_note(b.rows) {
+        s += &format!("{note}\n");
+    }
+    if let Some((_, note)) = bracket_note(r) {
         s += &format!("{note}\n");
     }
     s += &index_text(r, b.index);
