@@ -71,6 +71,28 @@ pub struct RangeRow {
     pub lower_triples: (usize, usize),
 }
 
+/// One summed pair as a certificate records it: both directions `[x1 → x1′, x1′ → x1]` per
+/// threshold (or at the target δ); for the upper end, the pairs whose classes equal this one's
+/// (their sums are the same and are not computed again).
+#[derive(Clone, Debug)]
+pub struct PairRecord {
+    pub pair: (usize, usize),
+    /// The background input `x2` (lower end only).
+    pub background: Option<usize>,
+    pub values: Vec<[Enclosure; 2]>,
+    pub same_classes: Vec<(usize, usize)>,
+}
+
+/// Every sum behind a range: the upper end's pairs and the lower end's triples, and for
+/// randomized response given by a real ε0 the bracket `(a_lo, a_hi)` of `e^{ε0}` (the upper
+/// sums at `a_hi`, the lower at `a_lo`).
+#[derive(Clone, Debug, Default)]
+pub struct RangeProof {
+    pub upper: Vec<PairRecord>,
+    pub lower: Vec<PairRecord>,
+    pub exp_eps0: Option<(Rational, Rational)>,
+}
+
 /// Both directions of one unordered pair, per threshold (or at the target δ).
 pub struct TwoSided(pub Vec<[Enclosure; 2]>);
 
@@ -366,19 +388,26 @@ pub const EXP_EPS0_BRACKET_BITS: u32 = 256;
 /// lower end's pair chosen at `a_lo`, its value enclosed between its values at `a_lo` and
 /// `a_hi` (every pair's δ is non-decreasing in `a`).
 pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
+    Ok(bounds_with_proof(q)?.0)
+}
+
+/// The certified range and every sum behind it.
+pub fn bounds_with_proof(q: &BoundsQuery) -> Result<(Vec<RangeRow>, RangeProof)> {
+    let mut proof = RangeProof::default();
     let Some(bracket) = q.randomizer.rational_bracket(EXP_EPS0_BRACKET_BITS)? else {
         let exact = Exact::of(&q.randomizer)?;
-        let upper = upper_end(q, &exact)?;
-        let (lower, scope) = lower_end(q, &exact)?;
-        return Ok(assemble(q, lower, upper, scope));
+        let upper = upper_end(q, &exact, &mut proof)?;
+        let (lower, scope) = lower_end(q, &exact, &mut proof)?;
+        return Ok((assemble(q, lower, upper, scope), proof));
     };
+    proof.exp_eps0 = Some(bracket.exp_eps0.clone());
     let at = |r: &Randomizer| BoundsQuery {
         randomizer: r.clone(),
         ..q.clone()
     };
     let (below, above) = (at(&bracket.lower), at(&bracket.upper));
-    let upper = upper_end(&above, &Exact::of(&bracket.upper)?)?;
-    let (mut lower, scope) = lower_end(&below, &Exact::of(&bracket.lower)?)?;
+    let upper = upper_end(&above, &Exact::of(&bracket.upper)?, &mut proof)?;
+    let (mut lower, scope) = lower_end(&below, &Exact::of(&bracket.lower)?, &mut proof)?;
     // Each lower value: the attaining pair's δ between its values at a_lo and a_hi.
     let mut values: Vec<((usize, usize, usize), Vec<Enclosure>)> = Vec::new();
     for (i, slot) in lower.iter_mut().enumerate() {
@@ -387,14 +416,23 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
         if !values.iter().any(|(t, _)| *t == triple) {
             values.push((triple, concrete_pair(q, triple.0, triple.1, triple.2)?));
         }
-        a.value = values.iter().find(|(t, _)| *t == triple).expect("computed").1[i].clone();
+        a.value = values
+            .iter()
+            .find(|(t, _)| *t == triple)
+            .expect("computed")
+            .1[i]
+            .clone();
     }
-    Ok(assemble(q, lower, upper, scope))
+    Ok((assemble(q, lower, upper, scope), proof))
 }
 
 /// The upper end: the largest blanket divergence over the ordered pairs of inputs (pairs with
 /// the same classes computed once).
-fn upper_end(q: &BoundsQuery, exact: &Exact) -> Result<Vec<Option<Attained>>> {
+fn upper_end(
+    q: &BoundsQuery,
+    exact: &Exact,
+    proof: &mut RangeProof,
+) -> Result<Vec<Option<Attained>>> {
     let mut upper: Vec<Option<Attained>> = vec![None; q.target_len()];
     let k = q.randomizer.input_count();
     let mut seen: Vec<Vec<Class>> = Vec::new();
@@ -407,7 +445,8 @@ fn upper_end(q: &BoundsQuery, exact: &Exact) -> Result<Vec<Option<Attained>>> {
         for x1p in x1 + 1..k {
             progress.advance(1);
             let (classes, gamma) = exact.blanket_classes(x1, x1p);
-            if seen.contains(&classes) {
+            if let Some(i) = seen.iter().position(|c| *c == classes) {
+                proof.upper[i].same_classes.push((x1, x1p));
                 continue;
             }
             seen.push(classes.clone());
@@ -416,7 +455,14 @@ fn upper_end(q: &BoundsQuery, exact: &Exact) -> Result<Vec<Option<Attained>>> {
                 gamma,
                 query: q,
             };
-            keep_largest(&mut upper, compute(&job)?.result.0, (x1, x1p), None);
+            let values = compute(&job)?.result.0;
+            proof.upper.push(PairRecord {
+                pair: (x1, x1p),
+                background: None,
+                values: values.clone(),
+                same_classes: Vec::new(),
+            });
+            keep_largest(&mut upper, values, (x1, x1p), None);
         }
     }
     Ok(upper)
@@ -424,7 +470,11 @@ fn upper_end(q: &BoundsQuery, exact: &Exact) -> Result<Vec<Option<Attained>>> {
 
 /// The lower end: the largest exact δ over the concrete pairs of the summed triples, and
 /// `(summed, distinct)`.
-fn lower_end(q: &BoundsQuery, exact: &Exact) -> Result<(Vec<Option<Attained>>, (usize, usize))> {
+fn lower_end(
+    q: &BoundsQuery,
+    exact: &Exact,
+    proof: &mut RangeProof,
+) -> Result<(Vec<Option<Attained>>, (usize, usize))> {
     let mut lower: Vec<Option<Attained>> = vec![None; q.target_len()];
     let (summed, distinct) = lower_triples(exact);
     let scope = (summed.len(), distinct);
@@ -442,7 +492,14 @@ fn lower_end(q: &BoundsQuery, exact: &Exact) -> Result<(Vec<Option<Attained>>, (
             query: q,
         };
         let background = (q.n > 1).then_some(x2);
-        keep_largest(&mut lower, compute(&job)?.result.0, (x1, x1p), background);
+        let values = compute(&job)?.result.0;
+        proof.lower.push(PairRecord {
+            pair: (x1, x1p),
+            background: Some(x2),
+            values: values.clone(),
+            same_classes: Vec::new(),
+        });
+        keep_largest(&mut lower, values, (x1, x1p), background);
     }
     Ok((lower, scope))
 }
@@ -508,6 +565,28 @@ pub fn concrete_pair(
         .zip(above)
         .map(|(lo, hi)| Enclosure::new(lo.lo().clone(), hi.hi().clone().max(lo.hi().clone())))
         .collect())
+}
+
+/// The blanket sums of the ordered pair `x1 → x1′` and its reverse, per threshold (or at the
+/// target δ): `[D(x1 → x1′), D(x1′ → x1)]`; for randomized response given by a real ε0, at
+/// `a_hi` of the bracket (`verify` re-derives a recorded pair with it).
+pub fn blanket_pair(q: &BoundsQuery, x1: usize, x1_prime: usize) -> Result<Vec<[Enclosure; 2]>> {
+    let randomizer = match q.randomizer.rational_bracket(EXP_EPS0_BRACKET_BITS)? {
+        Some(b) => b.upper,
+        None => q.randomizer.clone(),
+    };
+    let exact = Exact::of(&randomizer)?;
+    let (classes, gamma) = exact.blanket_classes(x1, x1_prime);
+    let q = BoundsQuery {
+        randomizer,
+        ..q.clone()
+    };
+    let job = SumJob {
+        classes,
+        gamma,
+        query: &q,
+    };
+    Ok(compute(&job)?.result.0)
 }
 
 impl BoundsQuery {

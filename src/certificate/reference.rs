@@ -73,6 +73,51 @@ pub fn background_pair(
     )
 }
 
+/// The blanket divergence of `x1 → x1′` at `e^ε = c` for n users, by its definition over raw
+/// outputs: with `R̲(y) = min_x R_x(y)` and `γ = Σ R̲`, the histogram `N` of n users over the
+/// outputs and "outside the blanket" (probabilities `R̲(y)` and `1 − γ`), and
+/// `D = (1/n) E[(Σ_y N_y (R_{x1}(y) − c R_{x1′}(y))/R̲(y))₊]`.  No output merging, no closed-form
+/// inner sum, no windows.
+pub fn blanket_divergence(
+    rows: &[Vec<BigRational>],
+    x1: usize,
+    x1p: usize,
+    n: u64,
+    c: &BigRational,
+) -> BigRational {
+    let d = rows[0].len();
+    let floor: Vec<BigRational> = (0..d)
+        .map(|y| rows.iter().map(|r| r[y].clone()).min().expect("rows"))
+        .collect();
+    let gamma = floor.iter().fold(BigRational::zero(), |s, f| s + f);
+    let mut probabilities = floor.clone();
+    probabilities.push(BigRational::one() - gamma);
+    let mut law = Law::new();
+    law.insert(vec![0; d + 1], BigRational::one());
+    for _ in 0..n {
+        law = add_user(&law, &probabilities);
+    }
+    let mut total = BigRational::zero();
+    for (h, p) in &law {
+        let mut s = BigRational::zero();
+        for y in 0..d {
+            if h[y] > 0 {
+                let count = BigRational::from_integer(BigInt::from(h[y]));
+                s += count * (&rows[x1][y] - c * &rows[x1p][y]) / &floor[y];
+            }
+        }
+        if s.is_positive() {
+            total += p * s;
+        }
+    }
+    total / BigRational::from_integer(BigInt::from(n))
+}
+
+/// How many histograms the blanket divergence's definition runs over: `C(n + d, d)`.
+pub fn blanket_states(n: u64, d: usize) -> Option<u64> {
+    crate::exact::histogram::histogram_count(n, d + 1)
+}
+
 /// `Σ_N (a(N) − c b(N))₊`.
 pub fn positive_part(a: &Law, b: &Law, c: &BigRational) -> BigRational {
     let zero = BigRational::zero();

@@ -372,3 +372,70 @@ pub fn profile_notes(q: &ProfileQuery, p: &Profile) -> Vec<&'static str> {
     }
     notes
 }
+
+/// The parts of a range's certificate: the report, and every sum behind it (each ordered
+/// pair's blanket sum, each triple's concrete pair, the bracket of an irrational `e^eps0`) and,
+/// for binary inputs, the exact profile's proof.
+pub fn bounds_parts<'a>(
+    query: &'a crate::bounds::range::BoundsQuery,
+    report: &super::output::BoundsReport<'_>,
+    proof: &crate::bounds::range::RangeProof,
+    profile: Option<&(ProfileQuery, Profile)>,
+) -> Parts<'a> {
+    let r = &query.randomizer;
+    let mut notes = vec![
+        "README.md",
+        "arithmetic.md",
+        "mechanisms.md",
+        "privacy-curves.md",
+        "blanket-bounds.md",
+        "shuffle-index.md",
+    ];
+    if matches!(query.target, crate::bounds::range::Target::Epsilon(_)) {
+        notes.push("epsilon-for-delta.md");
+    }
+    let record = |p: &crate::bounds::range::PairRecord| {
+        let mut v = json!({
+            "x1": r.inputs[p.pair.0],
+            "x1_prime": r.inputs[p.pair.1],
+            "values": p.values.iter().map(|[a, b]| json!([a.to_json(), b.to_json()])).collect::<Vec<_>>(),
+        });
+        if let Some(x2) = p.background {
+            v["x2"] = json!(r.inputs[x2]);
+        } else {
+            v["same_classes"] = p
+                .same_classes
+                .iter()
+                .map(|(a, b)| json!([r.inputs[*a], r.inputs[*b]]))
+                .collect();
+        }
+        v
+    };
+    let mut method = with_exact_endpoints(|| {
+        json!({
+            "route": "upper: the blanket divergence of every ordered pair of inputs (pairs with equal classes summed once), the largest reported; lower: the exact delta of the concrete neighbouring pair of every summed triple (x1, x1', x2), the largest reported; the shuffle index from the rows",
+            "upper_pairs": proof.upper.iter().map(record).collect::<Vec<_>>(),
+            "lower_triples": proof.lower.iter().map(record).collect::<Vec<_>>(),
+            "exp_eps0_bracket": proof.exp_eps0.as_ref().map(|(lo, hi)| json!([crate::enclosure::exact_string(lo), crate::enclosure::exact_string(hi)])),
+        })
+    });
+    if let Some((q, p)) = profile {
+        notes.extend(profile_notes(q, p));
+        method["binary_profile"] = scan_json(q, p);
+    }
+    Parts {
+        schema: Schema::V2,
+        command: "bounds",
+        mechanism: Subject::Randomizer(r),
+        settings: settings(
+            query.backend,
+            Default::default(),
+            &query.options,
+            query.escalate_above,
+        ),
+        claims: None,
+        report: with_exact_endpoints(|| super::output::bounds_json(report)),
+        method,
+        proofs_notes: notes,
+    }
+}

@@ -322,7 +322,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         Command::Bounds(a) => {
             let query = validate::bounds_query(a)?;
             let index = shuffle_index(&query)?;
-            let rows = crate::bounds::range::bounds(&query)?;
+            let (rows, proof) = crate::bounds::range::bounds_with_proof(&query)?;
             let profile = if query.randomizer.input_count() == 2 {
                 let quantities = match &query.target {
                     crate::bounds::range::Target::Delta(t) => {
@@ -332,7 +332,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                         vec![profile::Quantity::Epsilon(d.clone())]
                     }
                 };
-                Some(profile::profile(&profile::ProfileQuery {
+                let profile_query = profile::ProfileQuery {
                     mechanism: query.randomizer.pair(0, 1)?,
                     n: query.n,
                     k_range: None,
@@ -342,7 +342,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     exact_ctx: Default::default(),
                     prune: true,
                     escalate_above: query.escalate_above,
-                })?)
+                };
+                let p = profile::profile(&profile_query)?;
+                Some((profile_query, p))
             } else {
                 None
             };
@@ -350,8 +352,12 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 query: &query,
                 rows: &rows,
                 index: &index,
-                profile: profile.as_ref(),
+                profile: profile.as_ref().map(|(_, p)| p),
             };
+            if let Some(path) = &a.common.certificate {
+                let parts = certify::bounds_parts(&query, &report, &proof, profile.as_ref());
+                certify::write(path, parts)?;
+            }
             plain(render(
                 a.common.json,
                 || output::bounds_json(&report),

@@ -19,6 +19,7 @@
 //!   node re-derived from that node's pair built from scratch, and every k covered exactly once.
 
 mod audit;
+mod bounds;
 mod compare;
 mod pair;
 mod profile;
@@ -253,6 +254,7 @@ pub fn verify(text: &str) -> Result<Verification> {
         let settings = Settings::from_json(&cert["settings"])?;
         match command.as_str() {
             "compare" => compare::verify_compare_range(&cert, &randomizer, &settings, &mut tally)?,
+            "bounds" => bounds::verify_bounds(&cert, &randomizer, &settings, &mut tally)?,
             "delta" | "epsilon" | "divergences" if !cert["report"]["background"].is_null() => {
                 let subject = PairSubject::Background {
                     background: pair::background_of(&cert["report"], &randomizer)?,
