@@ -4,6 +4,8 @@
 //! recomputed, is rejected naming the field.
 
 use crate::certificates::{Case, certify, reject_all, verify};
+use crate::common::{cli_json, enclosure};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 use shufflecert::certificate::schema_errors;
 
@@ -229,4 +231,213 @@ fn tv_balls_are_certified_in_full() {
         ),
     ];
     reject_all(&cert, "tv-ball", cases);
+}
+
+#[test]
+fn bounds_certificates_hold_every_sum_and_reject_tampering() {
+    for (args, name) in [
+        (
+            &[
+                "bounds",
+                "-m",
+                "k-rr:k=4,exp_eps0=3",
+                "--n",
+                "10",
+                "--eps",
+                "0.5,1",
+            ][..],
+            "krr",
+        ),
+        (
+            &["bounds", "-m", THREE, "--n", "8", "--delta", "1e-3"],
+            "three",
+        ),
+        (
+            &[
+                "bounds",
+                "-m",
+                "binary-rr:eps0=1",
+                "--n",
+                "30",
+                "--eps",
+                "0.3",
+            ],
+            "binary",
+        ),
+        (
+            &[
+                "bounds",
+                "-m",
+                "k-rr:k=3,eps0=1.5",
+                "--n",
+                "40",
+                "--delta",
+                "1e-4",
+            ],
+            "real-eps0",
+        ),
+    ] {
+        let (file, cert) = verified(args, &format!("bounds-{name}.json"));
+        let (_, report) = verify(&file);
+        if name == "krr" {
+            assert!(
+                report["routes"]
+                    .to_string()
+                    .contains("definition over raw outputs")
+            );
+        }
+        if name == "real-eps0" {
+            assert!(!cert["method"]["exp_eps0_bracket"].is_null());
+        }
+    }
+    let args = ["bounds", "-m", THREE, "--n", "8", "--eps", "0.5,1"];
+    let (_, cert) = certify(&args, "bounds-tamper.json");
+    let cases: Vec<Case> = vec![
+        (
+            "upper-end",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["results"][0]["upper"]["value"],
+                    "0",
+                    "1e-12",
+                )
+            }),
+            "results.0.upper.value",
+        ),
+        (
+            "lower-end",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["results"][1]["lower"]["value"],
+                    "0.5",
+                    "0.9",
+                )
+            }),
+            "results.1.lower.value",
+        ),
+        (
+            "pair-sum",
+            Box::new(|c| {
+                set(
+                    &mut c["method"]["upper_pairs"][0]["values"][0][1],
+                    "0.5",
+                    "0.6",
+                )
+            }),
+            "method.upper_pairs.0.values.0.1",
+        ),
+        (
+            "triple",
+            Box::new(|c| {
+                set(
+                    &mut c["method"]["lower_triples"][1]["values"][1][0],
+                    "0.5",
+                    "0.6",
+                )
+            }),
+            "method.lower_triples.1.values.1.0",
+        ),
+        (
+            "dropped-pair",
+            Box::new(|c| {
+                c["method"]["upper_pairs"].as_array_mut().unwrap().pop();
+            }),
+            "method.upper_pairs",
+        ),
+        (
+            "index",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["shuffle_index"]["chi_up"]["chi2"],
+                    "0.1",
+                    "0.1",
+                )
+            }),
+            "shuffle_index.chi_up.chi2",
+        ),
+        (
+            "upper-pair",
+            Box::new(|c| {
+                // The attaining pair moved to one whose sum is smaller.
+                let row = &mut c["report"]["results"][0]["upper"];
+                row["x1"] = json!("low");
+                row["x1_prime"] = json!("mid");
+            }),
+            "results.0.upper.value",
+        ),
+    ];
+    reject_all(&cert, "bounds", cases);
+    // ε: a tampered end fails its witness.
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "10",
+        "--delta",
+        "1e-3",
+    ];
+    let (_, cert) = certify(&args, "bounds-eps-tamper.json");
+    let cases: Vec<Case> = vec![(
+        "eps-upper",
+        Box::new(|c| {
+            set(
+                &mut c["report"]["results"][0]["upper"]["value"],
+                "0",
+                "0.001",
+            )
+        }),
+        "results.0.upper.value",
+    )];
+    reject_all(&cert, "bounds-eps", cases);
+}
+
+#[test]
+fn real_eps0_bounds_agree_with_a_tight_rational_bracket() {
+    // e^1.5 = 4.4816890703380648226020554601192758190057...: the certified ranges from eps0 and
+    // from a 40-digit rational exp_eps0 overlap at both ends.
+    let range = |spec: &str| -> Value {
+        cli_json(&["bounds", "-m", spec, "--n", "300", "--eps", "0.2,0.6"])
+    };
+    let real = range("k-rr:k=4,eps0=1.5");
+    let rational = range("k-rr:k=4,exp_eps0=4.4816890703380648226020554601192758190057");
+    for i in 0..2 {
+        for end in ["lower", "upper"] {
+            let a = enclosure(&real["results"][i][end]["value"]);
+            let b = enclosure(&rational["results"][i][end]["value"]);
+            assert!(a.overlaps(&b), "{end} {i}: {a} vs {b}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    /// `bounds` on k-RR given by a real ε0 and on a tight rational bracket of e^ε0 (its
+    /// 128-bit lower end) give overlapping ranges at both ends.
+    #[test]
+    fn eps0_and_its_rational_bracket_agree(k in 2u64..5, tenths in 1u32..30, n in 2u64..60) {
+        use shufflecert::bounds::range::{BoundsQuery, Target, bounds};
+        use shufflecert::mechanism::randomizer::load_randomizer;
+        let eps0 = rug::Rational::from((tenths, 10));
+        let (a_lo, _) = shufflecert::arith::exp_bracket(&eps0, 128);
+        let query = |spec: String| BoundsQuery {
+            randomizer: load_randomizer(&spec).unwrap(),
+            n,
+            target: Target::Delta(vec![shufflecert::query::Threshold::Eps(rug::Rational::from((1, 4)))]),
+            options: Default::default(),
+            backend: shufflecert::query::Backend::Interval,
+            escalate_above: Some(1e-9),
+        };
+        let real = bounds(&query(format!("k-rr:k={k},eps0={}/10", tenths))).unwrap();
+        let rational = bounds(&query(format!(
+            "k-rr:k={k},exp_eps0={}",
+            shufflecert::enclosure::exact_string(&a_lo)
+        )))
+        .unwrap();
+        for (a, b) in real.iter().zip(&rational) {
+            prop_assert!(a.lower.value.overlaps(&b.lower.value), "lower {} vs {}", a.lower.value, b.lower.value);
+            prop_assert!(a.upper.value.overlaps(&b.upper.value), "upper {} vs {}", a.upper.value, b.upper.value);
+        }
+    }
 }
