@@ -279,6 +279,19 @@ impl Enclosure {
 
     /// `{"lo": "…", "hi": "…"}`, the JSON form of every certified number: outward-rounded
     /// decimals, or the exact endpoints inside [`with_exact_endpoints`] (certificates).
+    /// Resolved: a point, or relatively no wider than `rel` (an enclosure `[0, h]` whose
+    /// upper end is set by a truncation depth is not).
+    pub fn resolved(&self, rel: f64) -> bool {
+        self.relative_width() <= rel
+    }
+
+    /// [`Enclosure::to_json`] with `"resolved"` ([`Enclosure::resolved`]).
+    pub fn to_json_resolved(&self, rel: f64) -> serde_json::Value {
+        let mut v = self.to_json();
+        v["resolved"] = self.resolved(rel).into();
+        v
+    }
+
     pub fn to_json(&self) -> serde_json::Value {
         let (lo, hi) = if exact_endpoints() {
             (exact_endpoint(&self.lo), exact_endpoint(&self.hi))

@@ -82,7 +82,22 @@ pub trait Widths {
     /// The largest relative width among the answer's values that are ≥ `floor` (values below
     /// it are small enough that their absolute width is what matters).
     fn worst_relative_width(&self, floor: f64) -> f64;
+
+    /// Some δ or ε of the answer is not resolved to `rel` ([`Enclosure::resolved`]), at any
+    /// size (the escalation looks only at values above a floor).
+    fn unresolved(&self, _rel: f64) -> bool {
+        false
+    }
 }
+
+/// The relative width a value is resolved to by default (`--rel-width`).
+pub const DEFAULT_REL_WIDTH: f64 = 1e-9;
+
+/// The precisions a computation deepens to when a value lies below the truncation depth.
+const DEEPER_PRECISIONS: [u32; 3] = [512, 1024, 2048];
+
+/// The seconds a computation may spend deepening (each step costs about three times the last).
+const DEEPENING_SECONDS: f64 = 10.0;
 
 /// The relative width of `e`, or 0 when it lies below `floor` (or is the point +∞).
 pub fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
@@ -237,7 +252,7 @@ pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
                 return Ok(first);
             };
             if first.result.worst_relative_width(1e-12) <= target {
-                return Ok(first);
+                return Ok(deepen(c, first, target));
             }
             let mut last = first;
             for precision in [128, 256] {
@@ -259,9 +274,47 @@ pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
                     break;
                 }
             }
-            Ok(last)
+            Ok(deepen(c, last, target))
         }
     }
+}
+
+/// Values below the truncation depth (an enclosure `[0, h]`, or one wider than `target` that
+/// the escalation's floor let through) are recomputed in MPFR at 512, 1024, then 2048 bits,
+/// whose windows reach correspondingly deeper, until every value is resolved, a step is refused
+/// (memory, time), or the next step would pass [`DEEPENING_SECONDS`] in all.  The narrowest
+/// answer is kept (every one is certified).
+fn deepen<C: Computation>(c: &C, first: Computed<C::Output>, target: f64) -> Computed<C::Output> {
+    if !first.result.unresolved(target) {
+        return first;
+    }
+    let started = std::time::Instant::now();
+    let mut last = first;
+    let mut step_seconds = 0.0;
+    for precision in DEEPER_PRECISIONS {
+        let spent = started.elapsed().as_secs_f64();
+        if spent + 3.0 * step_seconds > DEEPENING_SECONDS {
+            last.arithmetic += " (not deepened further: time budget)";
+            break;
+        }
+        let label = format!(
+            "mpfr-{precision} (deepened: a value lay below the truncation depth of {})",
+            last.arithmetic
+        );
+        let step = std::time::Instant::now();
+        match c.run_in::<MpfrInterval>(&MpfrCtx { precision }, label) {
+            Ok(next) => {
+                step_seconds = step.elapsed().as_secs_f64();
+                let done = !next.result.unresolved(target);
+                last = next;
+                if done {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    last
 }
 
 /// A job on a pair source, as one computation.
@@ -426,6 +479,12 @@ impl Widths for Vec<DeltaRow> {
             .map(|e| relative_width_above(e, floor))
             .fold(0.0, f64::max)
     }
+
+    fn unresolved(&self, rel: f64) -> bool {
+        self.iter()
+            .flat_map(|r| [&r.qp, &r.pq])
+            .any(|e| !e.resolved(rel))
+    }
 }
 
 /// ε for a target δ, both directions and two-sided.
@@ -453,6 +512,12 @@ impl PairJob for EpsilonJob {
 }
 
 impl Widths for EpsilonRow {
+    fn unresolved(&self, rel: f64) -> bool {
+        [&self.qp.eps, &self.pq.eps]
+            .iter()
+            .any(|e| !e.resolved(rel))
+    }
+
     fn worst_relative_width(&self, _floor: f64) -> f64 {
         [&self.qp.eps, &self.pq.eps]
             .iter()

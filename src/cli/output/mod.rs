@@ -70,6 +70,8 @@ pub use tv::{tv_ball_json, tv_ball_text};
 /// randomizer's pair with a background, or a limit experiment.  `delta`, `epsilon` and
 /// `divergences` render every source through it.
 pub trait PairReport {
+    /// The relative width a δ or ε counts as resolved to (`--rel-width`).
+    fn rel_width(&self) -> f64;
     fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value;
     fn header_text<R>(&self, command: &str, computed: &Computed<R>) -> String;
 }
@@ -93,6 +95,11 @@ fn computed_text<R>(computed: &Computed<R>, states: &str) -> String {
 }
 
 impl PairReport for PairQuery {
+    fn rel_width(&self) -> f64 {
+        self.escalate_above
+            .unwrap_or(crate::query::DEFAULT_REL_WIDTH)
+    }
+
     fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
         json!({
             "command": command,
@@ -125,6 +132,11 @@ impl PairReport for PairQuery {
 }
 
 impl PairReport for BackgroundQuery {
+    fn rel_width(&self) -> f64 {
+        self.escalate_above
+            .unwrap_or(crate::query::DEFAULT_REL_WIDTH)
+    }
+
     fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
         let r = &self.randomizer;
         let b = &self.background;
@@ -198,6 +210,11 @@ fn background_counts<'a>(r: &'a Randomizer, b: &Background) -> Vec<(&'a str, u64
 }
 
 impl PairReport for ExperimentQuery {
+    fn rel_width(&self) -> f64 {
+        self.escalate_above
+            .unwrap_or(crate::query::DEFAULT_REL_WIDTH)
+    }
+
     fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
         json!({
             "command": command,
@@ -318,36 +335,58 @@ pub(super) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 
 pub fn delta_json<Q: PairReport>(query: &Q, computed: &Computed<Vec<DeltaRow>>) -> Value {
     let mut v = query.header_json("delta", computed);
-    v["results"] = delta_results(&computed.result);
+    v["results"] = delta_results(&computed.result, query.rel_width());
     v
 }
 
-fn delta_results(rows: &[DeltaRow]) -> Value {
+fn delta_results(rows: &[DeltaRow], rel: f64) -> Value {
     rows.iter()
         .map(|r| {
             json!({
                 "eps": r.threshold.eps_text(),
-                "delta_qp": r.qp.to_json(),
-                "delta_pq": r.pq.to_json(),
-                "delta_two_sided": r.two_sided.to_json(),
+                "delta_qp": r.qp.to_json_resolved(rel),
+                "delta_pq": r.pq.to_json_resolved(rel),
+                "delta_two_sided": r.two_sided.to_json_resolved(rel),
             })
         })
         .collect()
 }
 
 pub fn delta_text<Q: PairReport>(query: &Q, computed: &Computed<Vec<DeltaRow>>) -> String {
-    query.header_text("delta", computed) + &delta_table(&computed.result)
+    query.header_text("delta", computed) + &delta_table(&computed.result, query.rel_width())
 }
 
-fn delta_table(rows: &[DeltaRow]) -> String {
+/// An enclosure's text, marked `(unresolved)` when its width is set by the truncation depth or
+/// the precision rather than the value.
+fn marked(e: &Enclosure, rel: f64) -> String {
+    if e.resolved(rel) {
+        e.to_string()
+    } else {
+        format!("{e} (unresolved)")
+    }
+}
+
+/// The note under a table with unresolved values.
+fn unresolved_note(any: bool) -> &'static str {
+    if any {
+        "\n(unresolved): the enclosure is certified but wider than --rel-width, its upper end set by the truncation depth (deepened up to mpfr-2048 within 10 s); --backend mpfr --precision P computes deeper\n"
+    } else {
+        ""
+    }
+}
+
+fn delta_table(rows: &[DeltaRow], rel: f64) -> String {
+    let any = rows
+        .iter()
+        .any(|r| !(r.qp.resolved(rel) && r.pq.resolved(rel)));
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             vec![
                 r.threshold.eps_text(),
-                r.qp.to_string(),
-                r.pq.to_string(),
-                r.two_sided.to_string(),
+                marked(&r.qp, rel),
+                marked(&r.pq, rel),
+                marked(&r.two_sided, rel),
             ]
         })
         .collect();
@@ -359,7 +398,7 @@ fn delta_table(rows: &[DeltaRow]) -> String {
             "two-sided",
         ],
         &rows,
-    )
+    ) + unresolved_note(any)
 }
 
 fn witness_json(c: &EpsilonCertificate) -> Value {
@@ -377,15 +416,15 @@ pub fn epsilon_json<Q: PairReport>(
     computed: &Computed<EpsilonRow>,
 ) -> Value {
     let mut v = query.header_json("epsilon", computed);
-    epsilon_fields(&mut v, delta, &computed.result);
+    epsilon_fields(&mut v, delta, &computed.result, query.rel_width());
     v
 }
 
-fn epsilon_fields(v: &mut Value, delta: &Rational, r: &EpsilonRow) {
+fn epsilon_fields(v: &mut Value, delta: &Rational, r: &EpsilonRow, rel: f64) {
     v["delta"] = json!(exact_string(delta));
-    v["eps_qp"] = r.qp.eps.to_json();
-    v["eps_pq"] = r.pq.eps.to_json();
-    v["eps_two_sided"] = r.two_sided.to_json();
+    v["eps_qp"] = r.qp.eps.to_json_resolved(rel);
+    v["eps_pq"] = r.pq.eps.to_json_resolved(rel);
+    v["eps_two_sided"] = r.two_sided.to_json_resolved(rel);
     v["witnesses"] = json!({ "qp": witness_json(&r.qp), "pq": witness_json(&r.pq) });
 }
 
@@ -394,21 +433,22 @@ pub fn epsilon_text<Q: PairReport>(
     delta: &Rational,
     computed: &Computed<EpsilonRow>,
 ) -> String {
-    query.header_text("epsilon", computed) + &epsilon_table(delta, &computed.result)
+    query.header_text("epsilon", computed)
+        + &epsilon_table(delta, &computed.result, query.rel_width())
 }
 
-fn epsilon_table(delta: &Rational, r: &EpsilonRow) -> String {
+fn epsilon_table(delta: &Rational, r: &EpsilonRow, rel: f64) -> String {
     format!(
         "smallest ε ≥ 0 with δ(ε) ≤ {}\n\n",
         crate::enclosure::number_text(delta)
     ) + &table(
         &["direction", "eps"],
         &[
-            vec!["qp  δ_{Q‖P}".into(), r.qp.eps.to_string()],
-            vec!["pq  δ_{P‖Q}".into(), r.pq.eps.to_string()],
-            vec!["two-sided".into(), r.two_sided.to_string()],
+            vec!["qp  δ_{Q‖P}".into(), marked(&r.qp.eps, rel)],
+            vec!["pq  δ_{P‖Q}".into(), marked(&r.pq.eps, rel)],
+            vec!["two-sided".into(), marked(&r.two_sided, rel)],
         ],
-    )
+    ) + unresolved_note(!(r.qp.eps.resolved(rel) && r.pq.eps.resolved(rel)))
 }
 
 fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {
