@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 
 /// The schema identifier every certificate carries.
 pub mod merge;
+pub mod page;
 pub mod reference;
 pub mod verify;
 
