@@ -17,6 +17,7 @@ mod hardening;
 mod identities;
 mod inputs;
 mod limits;
+mod page;
 mod profile;
 mod published;
 mod readme;

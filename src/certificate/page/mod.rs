@@ -50,6 +50,7 @@ figure { margin: 14px 0 22px; }
 figcaption { color: #444; font-size: 0.92em; max-width: 820px; }
 svg { max-width: 100%; height: auto; }
 span.num, .nw, .tag { white-space: nowrap; }
+td > code { overflow-wrap: anywhere; }
 div.para { margin: 1em 0; }
 .problems li { color: #8b0000; }
 .toggle { font-size: 0.9em; color: #333; }
