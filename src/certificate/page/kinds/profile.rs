@@ -121,13 +121,17 @@ pub(super) fn profile(cert: &Value) -> Kind {
     html += "<h3>How the maximum was proven</h3>\n";
     let _ = writeln!(
         html,
-        "<p>{}: {} pairs evaluated, {} values of k closed at {} nodes ({} closed ranges), {} pairs refined.</p>",
+        "<p>{}: {} evaluated, {} of k closed at {} ({}), {} refined.</p>",
         esc(&text(&method["route"])),
-        esc(&text(&method["pairs_evaluated"])),
-        esc(&text(&method["k_pruned"])),
-        esc(&text(&method["nodes_bounded"])),
-        array(&method["closures"]).len(),
-        esc(&text(&method["pairs_refined"]))
+        number_of(&method["pairs_evaluated"], "pair", "pairs"),
+        number_of(&method["k_pruned"], "value", "values"),
+        number_of(&method["nodes_bounded"], "node", "nodes"),
+        count(
+            array(&method["closures"]).len(),
+            "closed range",
+            "closed ranges"
+        ),
+        number_of(&method["pairs_refined"], "pair", "pairs")
     );
     let shards = array(&method["shards"]);
     if !shards.is_empty() {
@@ -150,7 +154,8 @@ pub(super) fn profile(cert: &Value) -> Kind {
     }
 
     let mut figures = Vec::new();
-    if let Some(f) = profile_curve(&rows) {
+    let partial = report["partial"] == Value::Bool(true);
+    if let Some(f) = profile_curve(&rows, partial) {
         figures.push(f);
     }
     const MOST: usize = 6;
@@ -180,7 +185,7 @@ pub(super) fn profile(cert: &Value) -> Kind {
 
 /// The certified privacy curve of a profile: δ_M(ε) at each ε as a band (one ε: an interval),
 /// and ε_M(δ) at each δ as a horizontal interval.
-fn profile_curve(rows: &[Row]) -> Option<String> {
+fn profile_curve(rows: &[Row], partial: bool) -> Option<String> {
     let deltas: Vec<(f64, f64, f64, String)> = rows
         .iter()
         .filter(|r| r.value == &r.row["delta_profile"])
@@ -234,7 +239,12 @@ fn profile_curve(rows: &[Row]) -> Option<String> {
     Some(figure(
         chart.svg("the certified privacy curve of the mechanism"),
         &format!(
-            "The mechanism's certified privacy curve, the worst case over every composition k and both orders: δ_M(ε) as the interval between the ends of its enclosure at each certified ε{}, and ε_M(δ) as a horizontal interval at each target δ. {}",
+            "{}: δ_M(ε) as the interval between the ends of its enclosure at each certified ε{}, and ε_M(δ) as a horizontal interval at each target δ. {}",
+            if partial {
+                "The certified worst case over the scanned range of k only (a PARTIAL profile, not the mechanism's guarantee)"
+            } else {
+                "The mechanism's certified privacy curve, the worst case over every composition k and both orders"
+            },
             if deltas.len() > 1 {
                 " (the band joins them and is certified only there)"
             } else {
@@ -382,4 +392,10 @@ fn by_k(report: &Value, method: &Value, q: usize, row: &Row) -> Option<String> {
             esc(&row.label)
         ),
     ))
+}
+
+/// A count from the certificate with its noun (`1 pair`, `5 pairs`; `—` when missing).
+fn number_of(v: &Value, one: &str, many: &str) -> String {
+    v.as_u64()
+        .map_or("—".into(), |n| count(n as usize, one, many))
 }
