@@ -19,20 +19,18 @@ pub(super) fn compare(cert: &Value) -> Kind {
     );
     let local = &report["local"];
     if local.is_object() {
-        let _ = writeln!(
-            html,
-            "<div class=\"para\">Local parameters: ε0 ∈ {}, e^ε0 ∈ {}{}.</div>",
-            cell(&local["eps0"]),
-            cell(&local["exp_eps0"]),
-            if local["k_rr"].is_null() {
-                String::new()
-            } else {
-                format!(
-                    ", recognised as {}-ary randomized response",
-                    esc(&text(&local["k_rr"]))
-                )
-            }
-        );
+        let mut rows = vec![
+            vec!["ε0".to_string(), cell(&local["eps0"])],
+            vec!["e^ε0".to_string(), cell(&local["exp_eps0"])],
+        ];
+        if !local["k_rr"].is_null() {
+            rows.push(vec![
+                "recognised as".into(),
+                format!("{}-ary randomized response", esc(&text(&local["k_rr"]))),
+            ]);
+        }
+        html += "<h3>Local parameters (what the published bounds are stated in)</h3>\n";
+        html += &table_html(&["parameter".into(), "value".into()], rows);
     }
     let mut figure_points = Vec::new();
     for r in results {
@@ -45,14 +43,27 @@ pub(super) fn compare(cert: &Value) -> Kind {
         }
         let range = &r["certified_eps_range"];
         if range.is_object() {
-            rows.push(vec![
-                "certified range of ε_M(δ): lower end".into(),
-                cell(&range["lower"]["value"]),
-            ]);
-            rows.push(vec![
-                "certified range of ε_M(δ): upper end".into(),
-                cell(&range["upper"]["value"]),
-            ]);
+            for (end, name) in [("lower", "lower end"), ("upper", "upper end")] {
+                let e = &range[end];
+                let how = if e["background"].is_null() {
+                    format!(
+                        "<br><span class=\"sub\">the blanket divergence, largest for the ordered pair {} → {}</span>",
+                        esc(&text(&e["x1"])),
+                        esc(&text(&e["x1_prime"]))
+                    )
+                } else {
+                    format!(
+                        "<br><span class=\"sub\">witness: the pair switching one user {} → {}, the others holding {}</span>",
+                        esc(&text(&e["x1"])),
+                        esc(&text(&e["x1_prime"])),
+                        esc(&text(&e["background"]))
+                    )
+                };
+                rows.push(vec![
+                    format!("certified range of ε_M(δ): {name}{how}"),
+                    cell(&e["value"]),
+                ]);
+            }
         }
         if !r["boundary_pair_eps"].is_null() {
             rows.push(vec![
