@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 pub mod merge;
+pub mod page;
 pub mod reference;
 pub mod verify;
 

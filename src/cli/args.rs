@@ -238,6 +238,11 @@ pub struct VerifyArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write a reviewer's page to this file: one self-contained HTML file (no network)
+    /// with the results, the verification routes and problems, pictures and the digest.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<String>,
 }
 
 #[derive(Debug, Args)]

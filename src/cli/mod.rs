@@ -601,6 +601,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Verify(a) => {
+            validate::html_path(a.html.as_ref())?;
             let text = std::fs::read_to_string(&a.certificate).map_err(|e| Error::Io {
                 path: a.certificate.clone(),
                 message: format!("cannot read the certificate: {e}"),
@@ -613,13 +614,28 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 || output::verify_json(&a.certificate, &v),
                 || output::verify_text(&a.certificate, &v),
             );
-            let failure = (!v.valid()).then(|| {
+            let invalid = (!v.valid()).then(|| {
                 format!(
                     "verify: {} is INVALID ({})",
                     a.certificate,
                     crate::enclosure::count_of(v.problems.len(), "problem", "problems")
                 )
             });
+            // The page, once verification is done: it changes neither stdout nor the verdict,
+            // and a page that cannot be written fails like a plot that cannot be drawn.
+            let unwritten = a.html.as_ref().and_then(|path| {
+                let written = serde_json::from_str(&text)
+                    .map_err(|e| e.to_string())
+                    .map(|cert| crate::certificate::page::page(&cert, &v, &a.certificate))
+                    .and_then(|page| std::fs::write(path, page).map_err(|e| e.to_string()));
+                written
+                    .err()
+                    .map(|e| format!("error: {path}: cannot write the page: {e}"))
+            });
+            let failure = match (invalid, unwritten) {
+                (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                (a, b) => a.or(b),
+            };
             Ok(Outcome { stdout, failure })
         }
         Command::Check(a) => {

@@ -23,30 +23,40 @@ use crate::profile::{ProfileQuery, Quantity};
 use crate::query::{Backend, BackgroundQuery, PairQuery, Threshold};
 use rug::Rational;
 
-/// A whole number option.
 /// A `--plot` path: an SVG file name in a directory that exists, checked before any work.
 pub fn plot_path(path: Option<&String>) -> Result<()> {
+    output_path("--plot", path, "svg", "draws SVG")
+}
+
+/// `--html`: a file name ending in `.html` in a directory that exists.
+pub fn html_path(path: Option<&String>) -> Result<()> {
+    output_path("--html", path, "html", "writes an HTML page")
+}
+
+/// An output file named after `flag`: its extension must be `ext`, its directory must exist.
+fn output_path(flag: &str, path: Option<&String>, ext: &str, what: &str) -> Result<()> {
     let Some(path) = path else { return Ok(()) };
     let file = std::path::Path::new(path);
     if !file
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+        .is_some_and(|e| e.eq_ignore_ascii_case(ext))
     {
         return Err(Error::argument(
-            "--plot",
-            format!("draws SVG: give a file name ending in .svg, got \"{path}\""),
+            flag,
+            format!("{what}: give a file name ending in .{ext}, got \"{path}\""),
         ));
     }
     let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
     if parent.is_some_and(|p| !p.is_dir()) {
         return Err(Error::argument(
-            "--plot",
+            flag,
             format!("the directory of \"{path}\" does not exist"),
         ));
     }
     Ok(())
 }
 
+/// A whole number option.
 pub fn whole(field: &str, text: &str) -> Result<u64> {
     let t = text.trim();
     if let Ok(v) = t.parse::<u64>() {

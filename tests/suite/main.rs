@@ -18,6 +18,7 @@ mod hardening;
 mod identities;
 mod inputs;
 mod limits;
+mod page;
 mod profile;
 mod published;
 mod readme;
