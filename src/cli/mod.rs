@@ -321,6 +321,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         }
         Command::Bounds(a) => {
             let query = validate::bounds_query(a)?;
+            crate::bounds::range::check_time(&query)?;
             let index = shuffle_index(&query)?;
             let (rows, proof) = crate::bounds::range::bounds_with_proof(&query)?;
             let profile = if query.randomizer.input_count() == 2 {

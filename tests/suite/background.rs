@@ -181,17 +181,6 @@ fn background_arguments_are_validated() {
                 "low=4",
                 "--switch",
                 "low:mid",
-                "--certificate",
-                "c.json",
-            ],
-            "--certificate",
-        ),
-        (
-            vec![
-                "--background",
-                "low=4",
-                "--switch",
-                "low:mid",
                 "--tv-ball",
                 "1/10",
             ],

@@ -251,18 +251,6 @@ fn experiment_errors_name_the_field() {
         "--tv-ball",
     );
     assert_fails(
-        &[
-            "delta",
-            "--experiment",
-            "poisson-shift:lambda=2",
-            "--eps",
-            "1",
-            "--certificate",
-            "/tmp/x.json",
-        ],
-        "--certificate",
-    );
-    assert_fails(
         &["delta", "--experiment", "no-such-file.toml", "--eps", "1"],
         "known experiments",
     );

@@ -30,6 +30,9 @@ use num_rational::BigRational;
 use rug::Rational;
 use serde_json::Value;
 
+/// The highest precision a pair is recomputed in.
+const MAX_VERIFY_BITS: u32 = 4096;
+
 /// A pair rebuilt in one route's backend, answering each job of a pair command.
 pub(super) trait Recompute {
     fn delta(&self, job: &DeltaJob) -> Result<Computed<Vec<DeltaRow>>>;
@@ -105,10 +108,20 @@ impl PairSubject<'_> {
 
     /// The MPFR precision of the independent route: higher than the original's (for the
     /// experiments at most their ceiling, which also deepens their windows).
-    fn precision(&self, settings: &Settings) -> u32 {
+    ///
+    /// A computation deepened past its backend (`mpfr-N (deepened…)` in the report's
+    /// arithmetic) is recomputed at twice that precision.
+    fn precision(&self, settings: &Settings, report: &Value) -> u32 {
+        let used = report["arithmetic"]
+            .as_str()
+            .and_then(|a| a.strip_prefix("mpfr-"))
+            .and_then(|a| a.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|p| p.parse::<u32>().ok())
+            .map_or(0, |p| p.saturating_mul(2).min(MAX_VERIFY_BITS));
+        let higher = higher_precision(settings).max(used);
         match self {
-            PairSubject::Experiment(_) => higher_precision(settings).min(MAX_EXPERIMENT_BITS),
-            _ => higher_precision(settings),
+            PairSubject::Experiment(_) => higher.min(MAX_EXPERIMENT_BITS),
+            _ => higher,
         }
     }
 
@@ -355,7 +368,7 @@ pub(super) fn verify_pair(
             None
         }
     };
-    let precision = subject.precision(settings);
+    let precision = subject.precision(settings, report);
     let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
     if subject.exact_affordable(settings) {
         routes.push(("exact".to_string(), Backend::Exact));
