@@ -91,5 +91,104 @@ fn merge(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, profile_and_verify, merge);
+/// Issue 20: produce against verify for each new kind of certificate, and the default
+/// resolution of a deep value (Poisson shift λ = 20, δ_{Q‖P} at ε = 2, about 6e-77).
+fn new_kinds(c: &mut Criterion) {
+    let dir = scratch();
+    let kinds: [(&str, &[&str]); 5] = [
+        (
+            "background pair (three-inputs, n=300)",
+            &[
+                "delta",
+                "-m",
+                "fixtures/randomizers/three-inputs.toml",
+                "--n",
+                "300",
+                "--background",
+                "low=150,mid=149",
+                "--switch",
+                "low:high",
+                "--eps",
+                "0.2,0.5",
+            ],
+        ),
+        (
+            "experiment (poisson-shift lambda=20, eps=2)",
+            &[
+                "delta",
+                "--experiment",
+                "poisson-shift:lambda=20",
+                "--eps",
+                "2",
+            ],
+        ),
+        (
+            "tv-ball (binary-rr eps0=1, n=1000, k=10)",
+            &[
+                "delta",
+                "-m",
+                "binary-rr:eps0=1",
+                "--n",
+                "1000",
+                "--k",
+                "10",
+                "--eps",
+                "0.3,0.6",
+                "--tv-ball",
+                "0.0001",
+            ],
+        ),
+        (
+            "bounds (k-rr k=4 exp_eps0=3, n=1000, eps)",
+            &[
+                "bounds",
+                "-m",
+                "k-rr:k=4,exp_eps0=3",
+                "--n",
+                "1000",
+                "--eps",
+                "0.3,0.6",
+            ],
+        ),
+        (
+            "bounds (k-rr k=4 eps0=1.5, n=300, delta)",
+            &[
+                "bounds",
+                "-m",
+                "k-rr:k=4,eps0=1.5",
+                "--n",
+                "300",
+                "--delta",
+                "1e-6",
+            ],
+        ),
+    ];
+    let mut group = c.benchmark_group("certificate v2: produce and verify");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    for (i, (name, args)) in kinds.iter().enumerate() {
+        let cert = dir.join(format!("kind-{i}.json"));
+        let mut produce = args.to_vec();
+        produce.extend(["--certificate", text(&cert)]);
+        group.bench_function(format!("{name}: produce"), |b| b.iter(|| run(&produce)));
+        group.bench_function(format!("{name}: verify"), |b| {
+            b.iter(|| run(&["verify", text(&cert)]))
+        });
+    }
+    group.bench_function("poisson-shift lambda=20 eps=2, resolved by default", |b| {
+        b.iter(|| {
+            run(&[
+                "delta",
+                "--experiment",
+                "poisson-shift:lambda=20",
+                "--eps",
+                "2",
+            ])
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, profile_and_verify, merge, new_kinds);
 criterion_main!(benches);
