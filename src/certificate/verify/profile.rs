@@ -260,13 +260,16 @@ fn closure_test(
     let zero = Endpoint::Finite(Rational::new());
     let q = query.quantities[i].clone();
     match (&query.quantities[i], kind) {
-        // ε_k < row.lo for every k below: δ_node(row.lo) < D in both directions.
+        // ε_k < x ≤ row.lo for every k below: δ_node(x) < D in both directions, at the finite
+        // x = min(row.lo, 700) the scan prunes with (a row of +∞, singular mass above D, is
+        // closed against 700: every k below then has a finite ε_k < 700).
+        // A row.lo ≤ 0 leaves nothing strictly below it (ties at 0 are closed as `tie`).
         (Quantity::Epsilon(target), ClosureKind::Below) => match row.lo() {
-            Endpoint::Finite(eps) => (
-                Quantity::Delta(Threshold::Eps(eps.clone())),
+            end if *end <= zero => (q, Test::Fails),
+            _ => (
+                Quantity::Delta(Threshold::Eps(crate::profile::lower(row))),
                 Test::Less(target.clone()),
             ),
-            _ => (q, Test::Fails),
         },
         // ε_k = 0 for every k below: TV of the node ≤ D in both directions.
         (Quantity::Epsilon(target), _) => (
