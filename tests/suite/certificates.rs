@@ -394,6 +394,89 @@ fn shards_merge_into_the_unsharded_profile() {
     assert_eq!(ks(&out["argmax_k"]), ks(&whole["argmax_k"]));
     let (status, report) = verify(&merged);
     assert_eq!(status, 0, "{report}");
+    // The shards it records must tile 0..n−1 exactly once and agree with its proof (issue 20).
+    let merged_cert: Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(
+        merged_cert["method"]["shards"][0]["k_range"],
+        json!([0, 149])
+    );
+    // A closed range of at least two k in 0..299, and a boundary between the first two shards
+    // moved to cut it: still a tiling, but one no pair of shard scans can have produced.
+    let (cut_lo, _) = merged_cert["method"]["closures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["range"][0].as_u64().unwrap(),
+                c["range"][1].as_u64().unwrap(),
+            )
+        })
+        .find(|(lo, hi)| hi - lo >= 2 && *hi <= 300)
+        .expect("a closed range of two k or more");
+    let cases: Vec<Case> = vec![
+        (
+            "gap",
+            Box::new(|c| c["method"]["shards"][0]["k_range"] = json!([1, 149])),
+            "k = 0..0 is covered by no shard",
+        ),
+        (
+            "gap-inside",
+            Box::new(|c| c["method"]["shards"][1]["k_range"] = json!([150, 290])),
+            "k = 291..299 is covered by no shard",
+        ),
+        (
+            "overlap",
+            Box::new(|c| c["method"]["shards"][1]["k_range"] = json!([140, 299])),
+            "covered by two shards",
+        ),
+        (
+            "beyond",
+            Box::new(|c| c["method"]["shards"][3]["k_range"] = json!([450, 600])),
+            "beyond",
+        ),
+        (
+            "dropped",
+            Box::new(|c| {
+                c["method"]["shards"].as_array_mut().unwrap().pop();
+            }),
+            "k = 450..599 is covered by no shard",
+        ),
+        (
+            "empty",
+            Box::new(|c| c["method"]["shards"] = json!([])),
+            "method.shards",
+        ),
+        (
+            "digest",
+            Box::new(|c| {
+                c["method"]["shards"][1]["digest"] = c["method"]["shards"][0]["digest"].clone()
+            }),
+            "listed for another shard",
+        ),
+        (
+            "moved",
+            Box::new(move |c| {
+                c["method"]["shards"][0]["k_range"] = json!([0, cut_lo]);
+                c["method"]["shards"][1]["k_range"] = json!([cut_lo + 1, 299]);
+            }),
+            "closed across shards",
+        ),
+    ];
+    reject_all(&merged_cert, "merged", cases);
+    // An unreadable range is malformed: one line, exit 2.
+    let file = tampered(&merged_cert, "merged-unreadable.json", true, |c| {
+        c["method"]["shards"][0]["k_range"] = json!(["zero", 149])
+    });
+    let run = cli(&["verify", &file]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("method.shards.0.k_range"),
+        "{}",
+        run.stderr
+    );
     // Gaps, overlaps, disagreeing or edited shards are refused, naming the problem.
     let refuse = |files: Vec<&str>, needle: &str| {
         let mut args = vec!["merge"];
