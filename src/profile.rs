@@ -581,8 +581,10 @@ struct Scan<'a, S: Scalar> {
 /// representable).
 const CAP: u32 = 700;
 
-/// A certified lower bound usable as a threshold: the lower end, capped at [`CAP`].
-fn lower(e: &Enclosure) -> Rational {
+/// A certified lower bound usable as a threshold: the lower end, capped at [`CAP`].  `verify`
+/// re-derives an ε closed `below` a row at this threshold of the row (a row of `+∞`, singular
+/// mass above the target, closes at the cap).
+pub fn lower(e: &Enclosure) -> Rational {
     match e.lo() {
         Endpoint::Finite(x) => x.clone().min(Rational::from(CAP)),
         Endpoint::PosInf => Rational::from(CAP),

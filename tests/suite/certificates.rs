@@ -399,6 +399,89 @@ fn shards_merge_into_the_unsharded_profile() {
     assert_eq!(ks(&out["argmax_k"]), ks(&whole["argmax_k"]));
     let (status, report) = verify(&merged);
     assert_eq!(status, 0, "{report}");
+    // The shards it records must tile 0..n−1 exactly once and agree with its proof (issue 20).
+    let merged_cert: Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(
+        merged_cert["method"]["shards"][0]["k_range"],
+        json!([0, 149])
+    );
+    // A closed range of at least two k in 0..299, and a boundary between the first two shards
+    // moved to cut it: still a tiling, but one no pair of shard scans can have produced.
+    let (cut_lo, _) = merged_cert["method"]["closures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["range"][0].as_u64().unwrap(),
+                c["range"][1].as_u64().unwrap(),
+            )
+        })
+        .find(|(lo, hi)| hi - lo >= 2 && *hi <= 300)
+        .expect("a closed range of two k or more");
+    let cases: Vec<Case> = vec![
+        (
+            "gap",
+            Box::new(|c| c["method"]["shards"][0]["k_range"] = json!([1, 149])),
+            "k = 0..0 is covered by no shard",
+        ),
+        (
+            "gap-inside",
+            Box::new(|c| c["method"]["shards"][1]["k_range"] = json!([150, 290])),
+            "k = 291..299 is covered by no shard",
+        ),
+        (
+            "overlap",
+            Box::new(|c| c["method"]["shards"][1]["k_range"] = json!([140, 299])),
+            "covered by two shards",
+        ),
+        (
+            "beyond",
+            Box::new(|c| c["method"]["shards"][3]["k_range"] = json!([450, 600])),
+            "beyond",
+        ),
+        (
+            "dropped",
+            Box::new(|c| {
+                c["method"]["shards"].as_array_mut().unwrap().pop();
+            }),
+            "k = 450..599 is covered by no shard",
+        ),
+        (
+            "empty",
+            Box::new(|c| c["method"]["shards"] = json!([])),
+            "method.shards",
+        ),
+        (
+            "digest",
+            Box::new(|c| {
+                c["method"]["shards"][1]["digest"] = c["method"]["shards"][0]["digest"].clone()
+            }),
+            "listed for another shard",
+        ),
+        (
+            "moved",
+            Box::new(move |c| {
+                c["method"]["shards"][0]["k_range"] = json!([0, cut_lo]);
+                c["method"]["shards"][1]["k_range"] = json!([cut_lo + 1, 299]);
+            }),
+            "closed across shards",
+        ),
+    ];
+    reject_all(&merged_cert, "merged", cases);
+    // An unreadable range is malformed: one line, exit 2.
+    let file = tampered(&merged_cert, "merged-unreadable.json", true, |c| {
+        c["method"]["shards"][0]["k_range"] = json!(["zero", 149])
+    });
+    let run = cli(&["verify", &file]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("method.shards.0.k_range"),
+        "{}",
+        run.stderr
+    );
     // Gaps, overlaps, disagreeing or edited shards are refused, naming the problem.
     let refuse = |files: Vec<&str>, needle: &str| {
         let mut args = vec!["merge"];
@@ -880,4 +963,150 @@ fn a_scan_proves_only_the_n_and_k_it_covers() {
     wide_precision["settings"]["precision"] = json!(1u64 << 32);
     let file = tampered(&wide_precision, "forged-precision.json", true, |_| {});
     assert_eq!(verify(&file).0, 2);
+}
+
+/// Writes a mechanism file (exact rows over outputs a, b, …) in the scratch directory.
+fn mechanism_file(name: &str, w0: &[String], w1: &[String]) -> String {
+    let outputs: Vec<String> = (0..w0.len())
+        .map(|i| ((b'a' + i as u8) as char).to_string())
+        .collect();
+    let file = path(name);
+    let m = json!({ "name": name, "outputs": outputs, "w0": w0, "w1": w1 });
+    std::fs::write(&file, m.to_string()).unwrap();
+    file
+}
+
+/// `verify` must find the certificate at `file` valid.
+fn assert_valid(file: &str, what: &str) {
+    let (status, report) = verify(file);
+    assert_eq!(status, 0, "{what}: {report}");
+    assert_eq!(report["valid"], true, "{what}");
+}
+
+/// Profile, shard-and-merge and audit certificates of a mechanism, each verified: the shards
+/// split `0..n−1` after `cut`.
+fn certify_all_ways(m: &str, n: u64, eps: &str, delta: &str, cut: u64, name: &str) -> Value {
+    let n_text = n.to_string();
+    let base = [
+        "profile", "-m", m, "--n", &n_text, "-q", "--eps", eps, "--delta", delta,
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--renyi-order", "2"]);
+    let (file, cert) = certify(&args, &format!("{name}-profile.json"));
+    assert_valid(&file, &format!("{name}: {args:?}"));
+    if n >= 2 {
+        let mut shards = Vec::new();
+        for (i, range) in [format!("0..{cut}"), format!("{}..{}", cut + 1, n - 1)]
+            .iter()
+            .enumerate()
+        {
+            let mut args = base.to_vec();
+            args.extend(["--k-range", range]);
+            let (file, _) = certify(&args, &format!("{name}-shard-{i}.json"));
+            assert_valid(&file, &format!("{name}: {args:?}"));
+            shards.push(file);
+        }
+        let merged = path(&format!("{name}-merged.json"));
+        let run = cli(&["merge", &shards[0], &shards[1], "--certificate", &merged]);
+        assert_eq!(run.status, 0, "{name}: {}", run.stderr);
+        assert_valid(&merged, &format!("{name}: merged"));
+    }
+    // An upper, a lower, a Rényi and a pair claim.
+    let first_eps = eps.split(',').next().unwrap();
+    let claims = [
+        json!({ "n": n, "eps": first_eps.parse::<f64>().unwrap(), "delta": delta.parse::<f64>().unwrap() }),
+        json!({ "n": n, "eps": 0.5, "delta": delta.parse::<f64>().unwrap(), "kind": "lower" }),
+        json!({ "n": n, "eps": 0.7, "kind": "rdp", "alpha": 2 }),
+        json!({ "n": n, "k": n - 1, "eps": 0.3, "delta": delta.parse::<f64>().unwrap() }),
+    ]
+    .map(|c| c.to_string())
+    .join("\n");
+    let claims = claims_file(&format!("{name}-claims.jsonl"), &claims);
+    let run = cli(&[
+        "audit",
+        "-m",
+        m,
+        "--claims",
+        &claims,
+        "--certificate",
+        &path(&format!("{name}-audit.json")),
+    ]);
+    assert!(matches!(run.status, 0 | 1), "{name}: {}", run.stderr);
+    assert_valid(
+        &path(&format!("{name}-audit.json")),
+        &format!("{name}: audit"),
+    );
+    cert
+}
+
+#[test]
+fn certificates_whose_eps_profile_is_infinite_verify() {
+    // Issue 20's adversarial example: W1 never outputs "a", so T_{6,5} has singular mass 3/7
+    // against T_{6,6}: δ_M(0.5) = 3/7 at k = 5 (pq), and ε_M(0.01) = +∞.  The ε closures are
+    // made against the cap 700 (profile.md), which verify must re-derive, not refuse.
+    let m = mechanism_file(
+        "zero-entry.json",
+        &["3/7", "5/14", "3/14"].map(String::from),
+        &["0", "9/20", "11/20"].map(String::from),
+    );
+    let (file, cert) = certify(
+        &[
+            "profile", "-m", &m, "--n", "6", "-q", "--eps", "0.5", "--delta", "0.01",
+        ],
+        "zero-entry-issue.json",
+    );
+    assert_valid(&file, "the issue's profile");
+    let report = &cert["report"];
+    assert_eq!(report["eps_profile"], json!({ "lo": "inf", "hi": "inf" }));
+    let delta = &report["results"][0];
+    assert!(enclosure(&delta["delta_profile"]).contains(&rug::Rational::from((3, 7))));
+    assert_eq!(delta["argmax_k"][0]["k"], 5);
+    assert_eq!(delta["argmax_k"][0]["direction"], "pq");
+    assert!(
+        cert["method"]["closures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["kind"] == "below" && c["quantity"] == 1),
+        "the ε row is closed below somewhere"
+    );
+    certify_all_ways(&m, 6, "0.5", "0.01", 2, "zero-entry-issue");
+}
+
+#[test]
+fn certificates_of_mechanisms_with_zero_entries_verify() {
+    // Small mechanisms with zero entries, many with singular mass above δ (ε_M = +∞), from a
+    // fixed linear congruential sequence: every genuine certificate must verify.
+    let mut state: u64 = 0x5eed_2020;
+    let mut next = |bound: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % bound
+    };
+    let mut infinite = 0;
+    for case in 0..20 {
+        let d = [2, 3, 3, 4][next(4) as usize];
+        let row = |next: &mut dyn FnMut(u64) -> u64, zero: Option<usize>| -> Vec<String> {
+            let weights: Vec<u64> = (0..d)
+                .map(|i| if Some(i) == zero { 0 } else { 1 + next(20) })
+                .collect();
+            let total: u64 = weights.iter().sum();
+            weights.iter().map(|w| format!("{w}/{total}")).collect()
+        };
+        // W1 has a zero entry in every case, W0 in every third (on another output).
+        let z1 = next(d as u64) as usize;
+        let z0 = (case % 3 == 0 && d > 2).then(|| (z1 + 1 + next(d as u64 - 1) as usize) % d);
+        let (w0, w1) = (row(&mut next, z0), row(&mut next, Some(z1)));
+        let m = mechanism_file(&format!("zeros-{case}.json"), &w0, &w1);
+        let n = 1 + next(8);
+        let eps = ["0", "0.1", "0.5", "1", "2"][next(5) as usize].to_string() + ",3";
+        let delta = ["0.5", "0.1", "0.01", "1e-5"][next(4) as usize];
+        let cut = if n >= 2 { next(n - 1) } else { 0 };
+        let cert = certify_all_ways(&m, n, &eps, delta, cut, &format!("zeros-{case}"));
+        if cert["report"]["eps_profile"]["lo"] == "inf" {
+            infinite += 1;
+        }
+    }
+    assert!(infinite >= 5, "only {infinite} cases with ε_M = +∞");
 }

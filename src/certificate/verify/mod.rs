@@ -308,6 +308,7 @@ pub fn verify(text: &str) -> Result<Verification> {
                 precision: higher_precision(&settings),
             };
             verify_profile(&proof, &mechanism, &settings, &mut tally)?;
+            profile::check_shards(report, &cert["method"], &mut tally)?;
         }
         "audit" => audit::verify_audit(&cert, &mechanism, &settings, &mut tally)?,
         "compare" => compare::verify_compare(&cert, &mechanism, &settings, &mut tally)?,

@@ -236,6 +236,120 @@ pub fn verify_profile(
     })
 }
 
+/// A merged certificate (`merge`) lists the shards it combines, each with its file, range of k
+/// and digest.  Their ranges must tile `0..n−1` exactly once, as `merge` required; the merged
+/// proof must be mechanism-wide; and every closed range of the proof must lie within one shard,
+/// since a shard's scan closes only nodes of its own range.
+pub fn check_shards(report: &Value, method: &Value, tally: &mut Tally) -> Result<()> {
+    let Some(listed) = method.get("shards") else {
+        return Ok(());
+    };
+    let Some(listed) = listed.as_array().filter(|l| !l.is_empty()) else {
+        tally.problem(format!(
+            "method.shards: {listed} is not a list of the shards merged"
+        ));
+        return Ok(());
+    };
+    tally.route("the merged shards' ranges of k re-checked against n and the proof");
+    let n = u64_at(&report["n"], "report.n")?;
+    let mut ranges = Vec::with_capacity(listed.len());
+    let mut digests = std::collections::BTreeSet::new();
+    for (j, shard) in listed.iter().enumerate() {
+        let field = format!("method.shards.{j}");
+        let (a, b) = (
+            u64_at(&shard["k_range"][0], &format!("{field}.k_range"))?,
+            u64_at(&shard["k_range"][1], &format!("{field}.k_range"))?,
+        );
+        if shard["k_range"].as_array().map(Vec::len) != Some(2) || a > b {
+            tally.problem(format!(
+                "{field}.k_range: {} is not a range A..B of k",
+                shard["k_range"]
+            ));
+            continue;
+        }
+        if shard["file"].as_str().is_none_or(str::is_empty) {
+            tally.problem(format!("{field}.file: {} names no file", shard["file"]));
+        }
+        let digest = shard["digest"].as_str().unwrap_or_default();
+        if digest.len() != 64
+            || !digest
+                .bytes()
+                .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            tally.problem(format!(
+                "{field}.digest: {} is not a SHA-256 digest",
+                shard["digest"]
+            ));
+        } else if !digests.insert(digest) {
+            // Shards of different ranges are different certificates.
+            tally.problem(format!(
+                "{field}.digest: {digest} is listed for another shard too"
+            ));
+        }
+        ranges.push((a, b, j));
+    }
+    ranges.sort_unstable();
+    let mut next = 0;
+    for &(a, b, j) in &ranges {
+        if a > next {
+            tally.problem(format!(
+                "method.shards: k = {next}..{} is covered by no shard (the shards must tile 0..{} exactly once)",
+                a - 1,
+                n.saturating_sub(1)
+            ));
+        } else if a < next {
+            tally.problem(format!(
+                "method.shards.{j}: k = {a}..{} is covered by two shards",
+                b.min(next - 1)
+            ));
+        }
+        next = next.max(b.saturating_add(1));
+    }
+    if next != n {
+        tally.problem(format!(
+            "method.shards: {}",
+            if next < n {
+                format!("k = {next}..{} is covered by no shard", n - 1)
+            } else {
+                format!(
+                    "they reach k = {}, beyond n − 1 = {}",
+                    next - 1,
+                    n.saturating_sub(1)
+                )
+            }
+        ));
+    }
+    let range = &report["k_range"];
+    if (range[0].as_u64(), range[1].as_u64()) != (Some(0), n.checked_sub(1))
+        || report["partial"] != Value::Bool(false)
+    {
+        tally.problem(format!(
+            "report.k_range: a merged profile covers every k of 0..{}, but records {range} (partial: {})",
+            n.saturating_sub(1),
+            report["partial"]
+        ));
+    }
+    // Each closed range within one shard.
+    for (c, closure) in method["closures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let lo = u64_at(&closure["range"][0], "method.closures.range")?;
+        let hi = u64_at(&closure["range"][1], "method.closures.range")?;
+        let inside = ranges
+            .iter()
+            .any(|&(a, b, _)| a <= lo && hi <= b.saturating_add(1));
+        if !inside {
+            tally.problem(format!(
+                "method.closures.{c}: k in [{lo}, {hi}) is closed across shards, which no shard's scan does"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What a closure asks of its node pair: the node's value of some quantity, and the test it
 /// must pass.
 enum Test {
@@ -260,13 +374,16 @@ fn closure_test(
     let zero = Endpoint::Finite(Rational::new());
     let q = query.quantities[i].clone();
     match (&query.quantities[i], kind) {
-        // ε_k < row.lo for every k below: δ_node(row.lo) < D in both directions.
+        // ε_k < x ≤ row.lo for every k below: δ_node(x) < D in both directions, at the finite
+        // x = min(row.lo, 700) the scan prunes with (a row of +∞, singular mass above D, is
+        // closed against 700: every k below then has a finite ε_k < 700).
+        // A row.lo ≤ 0 leaves nothing strictly below it (ties at 0 are closed as `tie`).
         (Quantity::Epsilon(target), ClosureKind::Below) => match row.lo() {
-            Endpoint::Finite(eps) => (
-                Quantity::Delta(Threshold::Eps(eps.clone())),
+            end if *end <= zero => (q, Test::Fails),
+            _ => (
+                Quantity::Delta(Threshold::Eps(crate::profile::lower(row))),
                 Test::Less(target.clone()),
             ),
-            _ => (q, Test::Fails),
         },
         // ε_k = 0 for every k below: TV of the node ≤ D in both directions.
         (Quantity::Epsilon(target), _) => (
