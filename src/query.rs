@@ -99,6 +99,9 @@ const DEEPER_PRECISIONS: [u32; 3] = [512, 1024, 2048];
 /// The seconds a computation may spend deepening (each step costs about three times the last).
 const DEEPENING_SECONDS: f64 = 10.0;
 
+/// The cost of a 512-bit MPFR pass in f64-interval passes, for the deepening's first estimate.
+const MPFR_512_OVER_INTERVAL: f64 = 60.0;
+
 /// The relative width of `e`, or 0 when it lies below `floor` (or is the point +∞).
 pub fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
     if e.hi().to_f64() < floor || e.hi() == &Endpoint::PosInf && e.lo() == &Endpoint::PosInf {
@@ -247,12 +250,14 @@ pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
             c.run_in::<MpfrInterval>(&MpfrCtx { precision }, c.backend().label())
         }
         Backend::Interval => {
+            let started = std::time::Instant::now();
             let first = c.run_in::<Interval>(&(), "interval".into())?;
+            let interval_seconds = started.elapsed().as_secs_f64();
             let Some(target) = c.escalate_above() else {
                 return Ok(first);
             };
             if first.result.worst_relative_width(1e-12) <= target {
-                return Ok(deepen(c, first, target));
+                return Ok(deepen(c, first, target, interval_seconds));
             }
             let mut last = first;
             for precision in [128, 256] {
@@ -274,7 +279,7 @@ pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
                     break;
                 }
             }
-            Ok(deepen(c, last, target))
+            Ok(deepen(c, last, target, interval_seconds))
         }
     }
 }
@@ -284,13 +289,20 @@ pub fn compute<C: Computation>(c: &C) -> Result<Computed<C::Output>> {
 /// whose windows reach correspondingly deeper, until every value is resolved, a step is refused
 /// (memory, time), or the next step would pass [`DEEPENING_SECONDS`] in all.  The narrowest
 /// answer is kept (every one is certified).
-fn deepen<C: Computation>(c: &C, first: Computed<C::Output>, target: f64) -> Computed<C::Output> {
+fn deepen<C: Computation>(
+    c: &C,
+    first: Computed<C::Output>,
+    target: f64,
+    interval_seconds: f64,
+) -> Computed<C::Output> {
     if !first.result.unresolved(target) {
         return first;
     }
     let started = std::time::Instant::now();
     let mut last = first;
-    let mut step_seconds = 0.0;
+    // A 512-bit MPFR pass costs about this many f64-interval passes (and each doubling about
+    // three times the last).
+    let mut step_seconds = interval_seconds * MPFR_512_OVER_INTERVAL / 3.0;
     for precision in DEEPER_PRECISIONS {
         let spent = started.elapsed().as_secs_f64();
         if spent + 3.0 * step_seconds > DEEPENING_SECONDS {
