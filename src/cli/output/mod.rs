@@ -369,7 +369,7 @@ fn marked(e: &Enclosure, rel: f64) -> String {
 /// The note under a table with unresolved values.
 fn unresolved_note(any: bool) -> &'static str {
     if any {
-        "\n(unresolved): the enclosure is certified but wider than --rel-width, its upper end set by the truncation depth (deepened up to mpfr-2048 within 10 s); --backend mpfr --precision P computes deeper\n"
+        "\n(unresolved): the enclosure is certified but wider than --rel-width, its upper end set by the truncation depth or the precision (the arithmetic line says how deep it went); --backend mpfr --precision P computes deeper\n"
     } else {
         ""
     }
