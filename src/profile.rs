@@ -484,6 +484,194 @@ pub fn node_values(
     }
 }
 
+/// One value asked of a pair: a quantity in one direction (for Rényi, `Qp` is `D_α(Q‖P)`).
+pub type Probe = (Quantity, Direction);
+
+/// Evaluates each probe on one pair (an ε by its certified search, as [`evaluate_pair`] does).
+fn evaluate_probes<S: Scalar>(
+    pair: &PairLaw<S>,
+    probes: &[Probe],
+    ctx: &S::Ctx,
+) -> Result<Vec<Enclosure>> {
+    let curves = [Direction::Qp, Direction::Pq].map(|dir| {
+        let evaluations: usize = probes
+            .iter()
+            .filter(|(_, d)| *d == dir)
+            .map(|(q, _)| match q {
+                Quantity::Delta(_) => 1,
+                Quantity::Epsilon(_) => 64,
+                Quantity::Renyi(_) => 0,
+            })
+            .sum();
+        (evaluations > 0).then(|| Curve::for_evaluations(pair, dir, ctx, evaluations))
+    });
+    let elementary = probes
+        .iter()
+        .any(|(q, _)| matches!(q, Quantity::Renyi(_)))
+        .then(|| {
+            let el = pair.to_elementary(ctx);
+            let reversed = el.reversed();
+            (el, reversed, S::elementary_ctx(ctx))
+        });
+    probes
+        .iter()
+        .map(|(q, dir)| {
+            let curve = || curves[usize::from(*dir == Direction::Pq)].as_ref();
+            Ok(match q {
+                Quantity::Delta(t) => t.on(curve().expect("prepared")),
+                Quantity::Epsilon(target) => curve().expect("prepared").epsilon_for(target)?.eps,
+                Quantity::Renyi(alpha) => {
+                    let (el, reversed, ectx) = elementary.as_ref().expect("prepared for Rényi");
+                    match dir {
+                        Direction::Qp => renyi(el, alpha, ectx),
+                        Direction::Pq => renyi(reversed, alpha, ectx),
+                    }
+                }
+            })
+        })
+        .collect()
+}
+
+/// The probes of each leaf on the pairs of several k in one block `[lo, hi)`, built without
+/// the scan's tree: the block's group (`n − hi` W0-users and `lo` W1-users, as a node pair's)
+/// in one step from the empty group, then the leaves by halving the block (the left half gains
+/// the right half's W0-users, the right half the left half's W1-users) down to each leaf's
+/// group `F(n − 1 − k, k)`.  A block of one k is built exactly as the pair engine builds its
+/// pair.  `verify` recomputes a profile's evaluated pairs so: the costly convolution, the
+/// block's group, is shared by its k instead of each redoing it.
+pub fn block_values(
+    query: &ProfileQuery,
+    (lo, hi): (u64, u64),
+    leaves: &[(u64, Vec<Probe>)],
+) -> Result<Vec<Vec<Enclosure>>> {
+    /// The leaves of `[lo, hi)` (sorted by k) below `group`, evaluated into `out`.
+    fn descend<S: Scalar, G: GroupLaw<S>>(
+        group: &G,
+        (lo, hi): (u64, u64),
+        leaves: &[(usize, &(u64, Vec<Probe>))],
+        channel: &Channel<S>,
+        ctx: &S::Ctx,
+    ) -> Result<Vec<(usize, Vec<Enclosure>)>> {
+        if leaves.is_empty() {
+            return Ok(Vec::new());
+        }
+        if hi - lo == 1 {
+            let pair = group.pair(channel, ctx);
+            return leaves
+                .iter()
+                .map(|(j, (_, probes))| Ok((*j, evaluate_probes(&pair, probes, ctx)?)))
+                .collect();
+        }
+        let mid = lo + (hi - lo) / 2;
+        let split = leaves.partition_point(|(_, (k, _))| *k < mid);
+        let (left, right) = leaves.split_at(split);
+        let (a, b) = rayon::join(
+            || {
+                let g = (!left.is_empty())
+                    .then(|| group.with_users((hi - mid) as usize, 0, channel, ctx));
+                g.map_or(Ok(Vec::new()), |g| {
+                    descend(&g, (lo, mid), left, channel, ctx)
+                })
+            },
+            || {
+                let g = (!right.is_empty())
+                    .then(|| group.with_users(0, (mid - lo) as usize, channel, ctx));
+                g.map_or(Ok(Vec::new()), |g| {
+                    descend(&g, (mid, hi), right, channel, ctx)
+                })
+            },
+        );
+        let mut out = a?;
+        out.extend(b?);
+        Ok(out)
+    }
+    fn leaves_in<S: Scalar, G: GroupLaw<S>>(
+        empty: G,
+        n: u64,
+        (lo, hi): (u64, u64),
+        leaves: &[(u64, Vec<Probe>)],
+        channel: &Channel<S>,
+        ctx: &S::Ctx,
+    ) -> Result<Vec<Vec<Enclosure>>> {
+        let block = empty.with_users((n - hi) as usize, lo as usize, channel, ctx);
+        let mut sorted: Vec<(usize, &(u64, Vec<Probe>))> = leaves.iter().enumerate().collect();
+        sorted.sort_by_key(|(_, (k, _))| *k);
+        let mut out: Vec<Vec<Enclosure>> = vec![Vec::new(); leaves.len()];
+        for (j, values) in descend(&block, (lo, hi), &sorted, channel, ctx)? {
+            out[j] = values;
+        }
+        Ok(out)
+    }
+    fn values<S: Scalar>(
+        query: &ProfileQuery,
+        range: (u64, u64),
+        leaves: &[(u64, Vec<Probe>)],
+        ctx: &S::Ctx,
+    ) -> Result<Vec<Vec<Enclosure>>> {
+        let n = usize::try_from(query.n).map_err(|_| Error::argument("--n", "too large"))?;
+        let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
+        let channel = mechanism.channel::<S>(ctx)?;
+        let plan = plan::<S>(&mechanism, n, &query.options, ctx)?;
+        // Per worker thread, a group per level of the block and a pair.
+        let depth = 2 + (range.1 - range.0).max(2).ilog2() as u64;
+        let arrays = (depth + 3) * rayon::current_num_threads() as u64;
+        check_memory::<S>(
+            "a block of pairs",
+            &plan,
+            arrays,
+            n,
+            query.options.memory_limit,
+            ctx,
+        )?;
+        let d = mechanism.d();
+        match plan.route {
+            Route::Binary => leaves_in(
+                BinaryGroup::empty(plan.tau_bits, ctx),
+                query.n,
+                range,
+                leaves,
+                &channel,
+                ctx,
+            ),
+            Route::Window => leaves_in(
+                WindowGroup::empty(d, plan.tau_bits, ctx),
+                query.n,
+                range,
+                leaves,
+                &channel,
+                ctx,
+            ),
+            Route::Simplex => {
+                let index = std::sync::Arc::new(SimplexIndex::new(d, n)?);
+                leaves_in(
+                    GeneralGroup::empty(index, plan.tau_bits, ctx),
+                    query.n,
+                    range,
+                    leaves,
+                    &channel,
+                    ctx,
+                )
+            }
+        }
+    }
+    if !(lo < hi && hi <= query.n) || leaves.iter().any(|(k, _)| !(lo..hi).contains(k)) {
+        return Err(Error::argument(
+            "range",
+            format!(
+                "[{lo}, {hi}) is not a range of k below n = {} holding every leaf",
+                query.n
+            ),
+        ));
+    }
+    match query.backend {
+        Backend::Exact => values::<Rational>(query, (lo, hi), leaves, &query.exact_ctx),
+        Backend::Interval => values::<Interval>(query, (lo, hi), leaves, &()),
+        Backend::Mpfr { precision } => {
+            values::<MpfrInterval>(query, (lo, hi), leaves, &MpfrCtx { precision })
+        }
+    }
+}
+
 /// How δ of the node pair of `[lo, hi)` (built from scratch as in [`node_values`]) compares
 /// with a target, for each `(threshold, target)`, in both directions (`[qp, pq]`): by certified
 /// f64 bounds first, by the full enclosure when they cannot tell, as the scan itself decides.

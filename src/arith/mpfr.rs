@@ -8,7 +8,7 @@
 use super::{ExpValue, Scalar, Transcendental};
 use crate::enclosure::{Enclosure, Endpoint};
 use rug::float::{Round, Special};
-use rug::ops::{AddAssignRound, DivAssignRound, MulAssignRound, PowAssignRound};
+use rug::ops::{AddAssignRound, AssignRound, DivAssignRound, MulAssignRound, PowAssignRound};
 use rug::{Float, Rational};
 
 /// Settings of the MPFR backend.
@@ -95,6 +95,11 @@ fn greater(a: &Float, b: &Float) -> Float {
 
 fn lesser(a: &Float, b: &Float) -> Float {
     if a <= b { a.clone() } else { b.clone() }
+}
+
+thread_local! {
+    /// A scratch value for [`MpfrInterval::add_mul_assign`]'s products.
+    static SCRATCH: std::cell::RefCell<Option<Float>> = const { std::cell::RefCell::new(None) };
 }
 
 /// `a · b` rounded in `round`, with the interval convention `0 · ∞ = 0`.
@@ -260,13 +265,22 @@ impl Scalar for MpfrInterval {
 
     fn add_mul_assign(&mut self, a: &Self, b: &Self) {
         if a.is_nonnegative() && b.is_nonnegative() && !a.hi.is_infinite() && !b.hi.is_infinite() {
+            // The products in a scratch value per thread: the same roundings as fresh values,
+            // without an allocation per term (the inner loop of every convolution).
             let prec = self.prec();
-            let mut lo = Float::with_val_round(prec, &a.lo, Round::Down).0;
-            lo.mul_assign_round(&b.lo, Round::Down);
-            let mut hi = Float::with_val_round(prec, &a.hi, Round::Up).0;
-            hi.mul_assign_round(&b.hi, Round::Up);
-            self.lo.add_assign_round(&lo, Round::Down);
-            self.hi.add_assign_round(&hi, Round::Up);
+            SCRATCH.with(|scratch| {
+                let mut scratch = scratch.borrow_mut();
+                let t = scratch.get_or_insert_with(|| Float::new(prec));
+                if t.prec() != prec {
+                    t.set_prec(prec);
+                }
+                t.assign_round(&a.lo, Round::Down);
+                t.mul_assign_round(&b.lo, Round::Down);
+                self.lo.add_assign_round(&*t, Round::Down);
+                t.assign_round(&a.hi, Round::Up);
+                t.mul_assign_round(&b.hi, Round::Up);
+                self.hi.add_assign_round(&*t, Round::Up);
+            });
         } else {
             let p = a.mul(b);
             self.add_assign(&p);

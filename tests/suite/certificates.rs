@@ -710,10 +710,69 @@ fn an_audit_refined_in_mpfr_verifies_at_a_higher_precision() {
     assert_eq!(cert["method"]["scans"][0]["refined_bits"], 256);
     let (status, report) = verify(&file);
     assert_eq!(status, 0, "{report}");
+    // Incrementally (issue 20): every pair at 256 bits, and at 320 only the few values that
+    // needs (the refined δ), not the 400 pairs of its scan, nearly all of them the f64 scan's
+    // values of ε at 1e-300.
+    let routes: Vec<String> = report["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
     assert!(
-        report["routes"].to_string().contains("mpfr-320"),
-        "{report}"
+        routes.contains(&"every evaluated pair recomputed in mpfr-256".to_string()),
+        "{routes:?}"
     );
+    let again = routes
+        .iter()
+        .find(|r| r.contains("recomputed in mpfr-320"))
+        .unwrap_or_else(|| panic!("{routes:?}"));
+    let counts: Vec<usize> = again
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    assert_eq!(
+        [counts[0], counts[2], counts[3]],
+        [256, 400, 320],
+        "{again}"
+    );
+    assert!(counts[1] <= 4, "{again}");
+    let records = cert["method"]["scans"][0]["method"]["records"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(records.len(), 400);
+    let refined = records.iter().position(|r| !r["qp"][0].is_null()).unwrap();
+    let unrefined = records.iter().position(|r| r["qp"][0].is_null()).unwrap();
+    // Edited records are still caught, whichever pass settles them: an f64 ε (at 1e-300, of
+    // which the row's lower end is above 0.44) made small, and a refined δ moved by a millionth.
+    let moved = |v: &Value| {
+        let e = enclosure(v);
+        let scale = |end: &shufflecert::enclosure::Endpoint| {
+            let x = end.finite().unwrap().clone() * rug::Rational::from((1_000_001, 1_000_000));
+            json!(shufflecert::enclosure::exact_string(&x))
+        };
+        json!({ "lo": scale(e.lo()), "hi": scale(e.hi()) })
+    };
+    let moved_delta = moved(&records[refined]["pq"][0]);
+    let cases: Vec<Case> = vec![
+        (
+            "unrefined-eps",
+            Box::new(move |c| {
+                c["method"]["scans"][0]["method"]["records"][unrefined]["qp"][1] =
+                    json!({ "lo": "0", "hi": "1/1000" })
+            }),
+            "disjoint",
+        ),
+        (
+            "refined-delta",
+            Box::new(move |c| {
+                c["method"]["scans"][0]["method"]["records"][refined]["pq"][0] = moved_delta
+            }),
+            "disjoint",
+        ),
+    ];
+    reject_all(&cert, "audit-refined", cases);
 }
 
 #[test]

@@ -494,3 +494,88 @@ fn cli_profile_lists_targets_renyi_orders_and_tie_ranges() {
         "--renyi-order",
     );
 }
+
+#[test]
+fn block_values_agree_with_the_pair_engine() {
+    // `verify` recomputes a profile's pairs by blocks of k (one group per block, then halving):
+    // each pair must come out as the pair engine gives it — exactly in rationals, and as
+    // overlapping tight enclosures in MPFR — on every route, for δ, ε and Rényi probes in either
+    // direction.
+    use shufflecert::exact::pair::Engine;
+    use shufflecert::profile::{block_values, pair_values};
+    use shufflecert::query::PairQuery;
+    let probes = vec![
+        (
+            Quantity::Delta(Threshold::Eps(parse_rational("0.3").unwrap())),
+            Direction::Qp,
+        ),
+        (
+            Quantity::Delta(Threshold::ExpEps(parse_rational("1.2").unwrap())),
+            Direction::Pq,
+        ),
+        (
+            Quantity::Epsilon(parse_rational("1e-3").unwrap()),
+            Direction::Pq,
+        ),
+        (Quantity::Renyi(Rational::from(2)), Direction::Qp),
+        (Quantity::Renyi(Rational::from(2)), Direction::Pq),
+    ];
+    let quantities: Vec<Quantity> = probes.iter().map(|(q, _)| q.clone()).collect();
+    let ks = [5u64, 6, 11, 16];
+    for (spec, engine) in [
+        ("binary-rr:exp_eps0=3", Engine::Auto),
+        ("fixtures/mechanisms/ternary.toml", Engine::Auto),
+        ("fixtures/mechanisms/one-sided.toml", Engine::General),
+    ] {
+        let m = load_mechanism(&format!("{}/{spec}", env!("CARGO_MANIFEST_DIR")))
+            .or_else(|_| load_mechanism(spec))
+            .unwrap();
+        let options = PairOptions {
+            engine,
+            ..PairOptions::default()
+        };
+        for backend in [Backend::Exact, Backend::Mpfr { precision: 192 }] {
+            let q = ProfileQuery {
+                options: options.clone(),
+                ..query(&m, 20, quantities.clone(), backend, true)
+            };
+            let leaves: Vec<(u64, Vec<_>)> = ks.iter().map(|&k| (k, probes.clone())).collect();
+            let blocked = block_values(&q, (5, 17), &leaves).unwrap();
+            for (&k, values) in ks.iter().zip(&blocked) {
+                let pair = PairQuery {
+                    mechanism: m.clone(),
+                    n: 20,
+                    k,
+                    options: options.clone(),
+                    backend,
+                    exact_ctx: EXACT,
+                    escalate_above: None,
+                };
+                let open = vec![true; quantities.len()];
+                let engine = pair_values(&pair, &quantities, &open).unwrap().result;
+                for (j, ((_, dir), value)) in probes.iter().zip(values).enumerate() {
+                    let expected = match dir {
+                        Direction::Qp => engine.qp[j].as_ref().unwrap(),
+                        Direction::Pq => engine.pq[j].as_ref().unwrap(),
+                    };
+                    let what = format!("{spec}, {backend:?}, k = {k}, probe {j}");
+                    match backend {
+                        Backend::Exact if !matches!(probes[j].0, Quantity::Epsilon(_)) => {
+                            assert_eq!(value, expected, "{what}")
+                        }
+                        _ => {
+                            assert!(value.overlaps(expected), "{what}: {value} vs {expected}");
+                            if value.hi() != &Endpoint::PosInf && value.lo() != &Endpoint::PosInf {
+                                assert!(value.relative_width() < 1e-20, "{what}: {value}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // A block that does not hold its leaves is refused.
+    let m = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+    let q = query(&m, 20, quantities, Backend::Mpfr { precision: 128 }, true);
+    assert!(block_values(&q, (5, 8), &[(9, probes)]).is_err());
+}

@@ -103,12 +103,15 @@ pub fn verify_audit(
                 }
             },
         };
+        // Every pair and node is recomputed at the certificate's higher precision first; only
+        // what that does not settle (the refined values among them) at the finer one.
         let precision = higher_precision(settings).max(refined);
         let proof = ProfileProof {
             prefix,
             report: &scan["report"],
             method: &scan["method"],
-            precision,
+            precision: higher_precision(settings),
+            finer: precision,
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
         // The proof must cover what the scan answers: every k of n, or the one pair k.
@@ -189,6 +192,7 @@ pub fn verify_audit(
             settings,
             claim,
             precision: scan.precision,
+            scan: &scan.verified,
         };
         if !r["witness"].is_null() {
             let w = &r["witness"];
@@ -423,6 +427,8 @@ struct Evidence<'a> {
     settings: &'a Settings,
     claim: &'a Claim,
     precision: u32,
+    /// The verified scan, whose recomputed pairs serve where they show the value.
+    scan: &'a VerifiedRows,
 }
 
 impl Evidence<'_> {
@@ -447,6 +453,18 @@ impl Evidence<'_> {
             }
         };
         let (q, _) = claim_quantities(self.claim);
+        tally.certified(&format!("{field}.value"), value.clone(), true);
+        // The scan's own recomputation of this pair, where it is fine enough to show the value.
+        let reused = position(&self.scan.quantities, &q)
+            .and_then(|i| self.scan.recomputed.get(&(k, i)))
+            .map(|(both, bits)| (both[usize::from(direction == Direction::Pq)].clone(), *bits))
+            .filter(|(r, _)| value.contains_enclosure(r));
+        if let Some((r, bits)) = reused {
+            let label = format!("evidence pairs: the scan's pairs recomputed in mpfr-{bits}");
+            tally.route(label.clone());
+            tally.recomputed(&format!("{field}.value"), &r, &label);
+            return Ok(value);
+        }
         let key = (self.claim.n, k, q.describe(), self.precision);
         if !cache.contains_key(&key) {
             let query = pair_query(
@@ -465,7 +483,6 @@ impl Evidence<'_> {
         let (qp, pq) = &cache[&key];
         let label = format!("evidence pairs recomputed in mpfr-{}", self.precision);
         tally.route(label.clone());
-        tally.certified(&format!("{field}.value"), value.clone(), true);
         tally.recomputed(
             &format!("{field}.value"),
             match direction {

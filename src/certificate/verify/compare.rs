@@ -80,6 +80,7 @@ pub fn verify_compare(
             report: &scan["report"],
             method: &scan["method"],
             precision,
+            finer: precision,
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
         if verified.n != n || verified.k_range != (0, n.saturating_sub(1)) {

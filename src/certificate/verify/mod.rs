@@ -15,8 +15,10 @@
 //! * **k = 0 closed form**: the canonical likelihood ratio, checked on every state of a boundary
 //!   pair by the recomputation;
 //! * **witnesses**: for ε, δ re-evaluated at the certified thresholds;
-//! * **profile proof**: every evaluated pair recomputed in MPFR, every range of k closed at a
-//!   node re-derived from that node's pair built from scratch, and every k covered exactly once.
+//! * **profile proof**: every evaluated pair recomputed in MPFR (by blocks of k; a value that
+//!   recomputation does not settle, such as a refined one, again at a finer precision by the
+//!   pair engine), every range of k closed at a node re-derived from that node's pair built from
+//!   scratch, and every k covered exactly once.
 
 mod audit;
 mod bounds;
@@ -306,6 +308,7 @@ pub fn verify(text: &str) -> Result<Verification> {
                 report,
                 method: &cert["method"],
                 precision: higher_precision(&settings),
+                finer: higher_precision(&settings),
             };
             verify_profile(&proof, &mechanism, &settings, &mut tally)?;
             profile::check_shards(report, &cert["method"], &mut tally)?;

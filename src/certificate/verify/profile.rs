@@ -2,13 +2,16 @@
 //! by its node pair built from scratch, and every k covered exactly once.
 
 use super::{Tally, enclosure_at, pair_query, u64_at};
+use crate::arith::exp_bracket;
 use crate::audit::verdict::{Side, Verdict, judge};
 use crate::certificate::Settings;
 use crate::enclosure::{Enclosure, Endpoint, Tri};
 use crate::error::{Error, Result};
 use crate::exact::curve::Direction;
 use crate::mechanism::Mechanism;
-use crate::profile::{ClosureKind, ProfileQuery, Quantity, node_compare, node_values, pair_values};
+use crate::profile::{
+    self, ClosureKind, ProfileQuery, Quantity, block_values, node_compare, node_values, pair_values,
+};
 use crate::progress::Stage;
 use crate::query::{Backend, Threshold};
 use rayon::prelude::*;
@@ -22,8 +25,12 @@ pub struct ProfileProof<'a> {
     pub prefix: String,
     pub report: &'a Value,
     pub method: &'a Value,
-    /// The MPFR precision of the recomputation.
+    /// The MPFR precision every evaluated pair and node is recomputed in first: max(256, twice
+    /// the certificate's).
     pub precision: u32,
+    /// The MPFR precision of a value that first recomputation does not settle (a refined audit
+    /// scan's: `refined_bits` + 64, finer than its refined values); at least `precision`.
+    pub finer: u32,
 }
 
 /// A node's range of k and the closures `(quantity, kind)` made there.
@@ -36,6 +43,9 @@ pub struct VerifiedRows {
     pub k_range: (u64, u64),
     pub quantities: Vec<Quantity>,
     pub rows: Vec<Row>,
+    /// The recomputed δ and Rényi values of the evaluated pairs, `[qp, pq]`, by (k, quantity),
+    /// with the precision they were recomputed in (an audit's evidence reuses them).
+    pub recomputed: BTreeMap<(u64, usize), ([Enclosure; 2], u32)>,
 }
 
 /// A profile's proof re-derived; its rows are registered with the tally (and confirmed there
@@ -82,59 +92,158 @@ pub fn verify_profile(
         prune: true,
         escalate_above: None,
     };
-    let precision = proof.precision;
+    let (precision, finer) = (proof.precision, proof.finer.max(proof.precision));
     let leaf_label = format!("every evaluated pair recomputed in mpfr-{precision}");
     tally.route(leaf_label.clone());
     // Coverage: per quantity, the k each piece of the proof accounts for.
     let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
-    // Every evaluated pair recomputed, on every core.
-    let records: Vec<&Value> = method["records"].as_array().into_iter().flatten().collect();
-    let progress = Stage::start("verify: evaluated pairs", "pairs", records.len() as u64);
-    let recomputed = records
-        .par_iter()
-        .map(|record| {
-            let _advance = progress.advance_on_drop(1);
-            let k = u64_at(&record["k"], "method.records.k")?;
+    let records = read_records(method, &quantities)?;
+    for record in &records {
+        for (i, values) in record.values.iter().enumerate() {
+            if values.is_some() {
+                covered[i].push((record.k, record.k + 1));
+            }
+        }
+    }
+    // First every evaluated pair in MPFR at `precision`, built by blocks of consecutive k: a
+    // value is settled there when the recomputation shows the certified enclosure holds the
+    // true value and stays within its row (for ε: δ at both ends of the certified enclosure).
+    let first = first_pass(&query, precision, &records, &quantities)?;
+    let mut lower_shown: Vec<bool> = rows
+        .iter()
+        .map(|(_, row, _)| row.lo() <= &Endpoint::Finite(Rational::new()))
+        .collect();
+    let mut outcomes: Vec<Vec<Option<Outcome>>> = Vec::with_capacity(records.len());
+    for (record, probes) in records.iter().zip(&first) {
+        let mut per_quantity = vec![None; quantities.len()];
+        for (i, values) in record.values.iter().enumerate() {
+            let Some(certified) = values else { continue };
+            let outcome = settle(&quantities[i], certified, &rows[i].1, &probes[i]);
+            if let Outcome::Settled {
+                shows_lower: true, ..
+            } = outcome
+            {
+                lower_shown[i] = true;
+            }
+            per_quantity[i] = Some(outcome);
+        }
+        outcomes.push(per_quantity);
+    }
+    // Then, by the pair engine in MPFR at `finer` (above any refinement), each value the first
+    // pass did not settle, and, for a row whose lower end no settled value shows, every pair
+    // that can reach it: each checked as the whole recomputation is (disjoint, above the row,
+    // showing its lower end).
+    let again: Vec<(usize, Vec<bool>)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(r, record)| {
             let open: Vec<bool> = (0..quantities.len())
-                .map(|i| !record["qp"][i].is_null())
+                .map(|i| match (&outcomes[r][i], &record.values[i]) {
+                    (Some(Outcome::Settled { .. }), Some([qp, pq])) => {
+                        !lower_shown[i] && (qp.hi() >= rows[i].1.lo() || pq.hi() >= rows[i].1.lo())
+                    }
+                    (Some(Outcome::Again), _) => true,
+                    _ => false,
+                })
                 .collect();
-            let query = pair_query(m, n, k, settings, Backend::Mpfr { precision });
-            Ok((
-                k,
-                open.clone(),
-                pair_values(&query, &quantities, &open)?.result,
-            ))
+            open.contains(&true).then_some((r, open))
+        })
+        .collect();
+    let pairs = format!(
+        "{} of {}",
+        again.len(),
+        crate::enclosure::count_of(records.len(), "pair", "pairs")
+    );
+    let again_label = if finer > precision {
+        format!(
+            "values mpfr-{precision} does not settle ({pairs}) recomputed in mpfr-{finer} by the pair engine"
+        )
+    } else {
+        format!(
+            "values the first recomputation does not settle ({pairs}) recomputed by the pair engine"
+        )
+    };
+    if !again.is_empty() {
+        tally.route(again_label.clone());
+    }
+    let progress = Stage::start("verify: evaluated pairs again", "pairs", again.len() as u64);
+    let fresh = again
+        .par_iter()
+        .map(|(r, open)| {
+            let _advance = progress.advance_on_drop(1);
+            let query = pair_query(
+                m,
+                n,
+                records[*r].k,
+                settings,
+                Backend::Mpfr { precision: finer },
+            );
+            Ok(pair_values(&query, &quantities, open)?.result)
         })
         .collect::<Result<Vec<_>>>()?;
-    for (r, (record, (k, open, fresh))) in records.iter().zip(recomputed).enumerate() {
+    drop(progress);
+    for ((r, open), fresh) in again.iter().zip(fresh) {
         for (i, is_open) in open.iter().enumerate() {
-            if !is_open {
-                continue;
+            if *is_open {
+                let both = [&fresh.qp[i], &fresh.pq[i]].map(|e| e.clone().expect("evaluated"));
+                outcomes[*r][i] = Some(Outcome::Recomputed(both, finer));
             }
-            covered[i].push((k, k + 1));
+        }
+    }
+    // Every value's checks, with the recomputation that settled it.
+    let mut recomputed = BTreeMap::new();
+    for (record, outcome) in records.iter().zip(&outcomes) {
+        let k = record.k;
+        for (i, values) in record.values.iter().enumerate() {
+            let (Some(certified), Some(outcome)) = (values, &outcome[i]) else {
+                continue;
+            };
             let (field, row, argmax) = &rows[i];
-            for (dir, recomputed) in [(Direction::Qp, &fresh.qp[i]), (Direction::Pq, &fresh.pq[i])]
-            {
-                let recomputed = recomputed.as_ref().expect("evaluated");
-                let certified = enclosure_at(&record[dir.key()][i], "method.records")?;
-                if !certified.overlaps(recomputed) {
-                    tally.problem(format!(
-                        "{prefix}method.records.{r} (k = {k}, {}): the certified {certified} and the recomputed {recomputed} are disjoint",
-                        dir.key()
-                    ));
+            match outcome {
+                Outcome::Settled { shows_lower, values } => {
+                    if *shows_lower {
+                        tally.lower_shown(field, &leaf_label);
+                    }
+                    if let Some(values) = values {
+                        recomputed.insert((k, i), (values.clone(), precision));
+                    }
                 }
-                if row.lo() <= recomputed.lo() {
-                    tally.lower_shown(field, &leaf_label);
+                Outcome::Disjoint(dir, value) => tally.problem(format!(
+                    "{prefix}method.records.{} (k = {k}, {}): the certified {} and the recomputed {value} are disjoint",
+                    record.index,
+                    dir.key(),
+                    certified[dir_slot(*dir)]
+                )),
+                Outcome::Again => unreachable!("every unsettled value is recomputed again"),
+                Outcome::Recomputed(both, bits) => {
+                    for (dir, value) in [(Direction::Qp, &both[0]), (Direction::Pq, &both[1])] {
+                        let certified = &certified[dir_slot(dir)];
+                        if !certified.overlaps(value) {
+                            tally.problem(format!(
+                                "{prefix}method.records.{} (k = {k}, {}): the certified {certified} and the recomputed {value} are disjoint",
+                                record.index,
+                                dir.key()
+                            ));
+                        }
+                        if row.lo() <= value.lo() {
+                            tally.lower_shown(field, &again_label);
+                        }
+                        if value.hi() > row.hi() {
+                            upper_ok[i] = false;
+                            tally.problem(format!(
+                                "{field}: k = {k} ({}) reaches {value}, above the certified {row}",
+                                dir.key()
+                            ));
+                        }
+                    }
+                    if !matches!(quantities[i], Quantity::Epsilon(_)) {
+                        recomputed.insert((k, i), (both.clone(), *bits));
+                    }
                 }
-                if recomputed.hi() > row.hi() {
-                    upper_ok[i] = false;
-                    tally.problem(format!(
-                        "{field}: k = {k} ({}) reaches {recomputed}, above the certified {row}",
-                        dir.key()
-                    ));
-                }
-                // An honest argmax lists every evaluated pair that can reach the maximum.
-                if certified.hi() >= row.lo()
+            }
+            // An honest argmax lists every evaluated pair that can reach the maximum.
+            for dir in [Direction::Qp, Direction::Pq] {
+                if certified[dir_slot(dir)].hi() >= row.lo()
                     && argmax
                         .as_ref()
                         .is_some_and(|list| !list.contains(&(k, dir.key().to_string())))
@@ -181,7 +290,7 @@ pub fn verify_profile(
         .par_iter()
         .map(|(range, closed)| {
             let _advance = progress.advance_on_drop(1);
-            closures_hold(&query, *range, closed, &row_values, precision)
+            closures_hold(&query, *range, closed, &row_values, (precision, finer))
         })
         .collect::<Result<Vec<_>>>()?;
     for (((lo, hi), closed), held) in nodes.iter().zip(held) {
@@ -233,7 +342,258 @@ pub fn verify_profile(
         k_range: (a, b),
         quantities,
         rows,
+        recomputed,
     })
+}
+
+/// An evaluated pair of the proof: its position in `method.records`, its k, and per quantity
+/// its certified `[qp, pq]` where it was evaluated.
+struct Record {
+    index: usize,
+    k: u64,
+    values: Vec<Option<[Enclosure; 2]>>,
+}
+
+fn read_records(method: &Value, quantities: &[Quantity]) -> Result<Vec<Record>> {
+    method["records"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(index, record)| {
+            let k = u64_at(&record["k"], "method.records.k")?;
+            let values = (0..quantities.len())
+                .map(|i| {
+                    if record["qp"][i].is_null() {
+                        return Ok(None);
+                    }
+                    Ok(Some([
+                        enclosure_at(&record["qp"][i], "method.records")?,
+                        enclosure_at(&record["pq"][i], "method.records")?,
+                    ]))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Record { index, k, values })
+        })
+        .collect()
+}
+
+fn dir_slot(dir: Direction) -> usize {
+    match dir {
+        Direction::Qp => 0,
+        Direction::Pq => 1,
+    }
+}
+
+/// What the first pass computed for one certified value.
+enum Probe {
+    /// Not evaluated at this pair (its quantity was closed above it).
+    Closed,
+    /// A δ or Rényi value recomputed, `[qp, pq]`.
+    Value([Enclosure; 2]),
+    /// An ε: per direction, δ at the certified enclosure's lower end (`None` when that end is
+    /// ≤ 0) and at its upper end (`None` when +∞); `None` for a direction whose enclosure δ at
+    /// its ends cannot test (an end of +∞ or beyond the cap 700).
+    EpsEnds([Option<(Option<Enclosure>, Option<Enclosure>)>; 2]),
+}
+
+/// How one certified value of one pair was checked.
+#[derive(Clone)]
+enum Outcome {
+    /// The first pass showed that the certified enclosure holds the true value and lies within
+    /// its row; `shows_lower` when it also shows the row's lower end; `values` the recomputed
+    /// δ or Rényi values.
+    Settled {
+        shows_lower: bool,
+        values: Option<[Enclosure; 2]>,
+    },
+    /// The certified value and the first pass's recomputation are disjoint: one is wrong.
+    Disjoint(Direction, Enclosure),
+    /// Not settled by the first pass: recomputed again.
+    Again,
+    /// Recomputed again, `[qp, pq]`, at this precision.
+    Recomputed([Enclosure; 2], u32),
+}
+
+/// A first-pass probe held against a certified value and its row (`profile.md`): δ or Rényi
+/// settle when the recomputation lies inside the certified enclosure (which then holds the true
+/// value) and its upper end within the row; an ε `[c_lo, c_hi]` at target D when
+/// `δ(c_lo) > D` (or `c_lo ≤ 0`) and `δ(c_hi) ≤ D` in that direction, for then
+/// `c_lo < ε_k ≤ c_hi` (δ is non-increasing and continuous), and `c_hi` lies within the row.
+fn settle(q: &Quantity, certified: &[Enclosure; 2], row: &Enclosure, probe: &Probe) -> Outcome {
+    match probe {
+        Probe::Closed => Outcome::Again,
+        Probe::Value(both) => {
+            for dir in [Direction::Qp, Direction::Pq] {
+                let d = dir_slot(dir);
+                if !certified[d].overlaps(&both[d]) {
+                    return Outcome::Disjoint(dir, both[d].clone());
+                }
+            }
+            if (0..2).all(|d| certified[d].contains_enclosure(&both[d]) && both[d].hi() <= row.hi())
+            {
+                Outcome::Settled {
+                    shows_lower: both.iter().any(|e| row.lo() <= e.lo()),
+                    values: Some(both.clone()),
+                }
+            } else {
+                Outcome::Again
+            }
+        }
+        Probe::EpsEnds(ends) => {
+            let Quantity::Epsilon(target) = q else {
+                return Outcome::Again;
+            };
+            let holds = (0..2).all(|d| {
+                let Some((at_lo, at_hi)) = &ends[d] else {
+                    return false;
+                };
+                let lo_ok = at_lo
+                    .as_ref()
+                    .is_none_or(|e| e.compare(target) == Tri::Greater);
+                let hi_ok = at_hi
+                    .as_ref()
+                    .is_none_or(|e| judge(e, Side::AtMost, target) == Verdict::Sound);
+                lo_ok && hi_ok && certified[d].hi() <= row.hi()
+            });
+            if holds {
+                Outcome::Settled {
+                    shows_lower: certified.iter().any(|c| row.lo() <= c.lo()),
+                    values: None,
+                }
+            } else {
+                Outcome::Again
+            }
+        }
+    }
+}
+
+/// The first pass: every evaluated pair recomputed in MPFR at `precision`, consecutive k in
+/// blocks of at most 2⌈√n⌉ sharing their block's group (`profile::block_values`), on every core.
+/// Returns, per record and quantity, its probe.
+fn first_pass(
+    query: &ProfileQuery,
+    precision: u32,
+    records: &[Record],
+    quantities: &[Quantity],
+) -> Result<Vec<Vec<Probe>>> {
+    // Per record: the values to compute, and where each certified value reads them.
+    enum Slot {
+        Closed,
+        Value([usize; 2]),
+        EpsEnds([Option<(Option<usize>, Option<usize>)>; 2]),
+    }
+    let cap = Endpoint::Finite(Rational::from(700));
+    let zero = Endpoint::Finite(Rational::new());
+    let plans: Vec<(Vec<profile::Probe>, Vec<Slot>)> = records
+        .iter()
+        .map(|record| {
+            let mut asked: Vec<profile::Probe> = Vec::new();
+            let mut ask = |q: Quantity, dir: Direction| {
+                asked.push((q, dir));
+                asked.len() - 1
+            };
+            let slots = record
+                .values
+                .iter()
+                .zip(quantities)
+                .map(|(values, q)| match (values, q) {
+                    (None, _) => Slot::Closed,
+                    (Some(_), Quantity::Delta(_) | Quantity::Renyi(_)) => {
+                        Slot::Value([ask(q.clone(), Direction::Qp), ask(q.clone(), Direction::Pq)])
+                    }
+                    (Some(both), Quantity::Epsilon(_)) => {
+                        let mut ends = [None, None];
+                        for (d, dir) in [Direction::Qp, Direction::Pq].into_iter().enumerate() {
+                            let c = &both[d];
+                            // δ at an end of +∞, or beyond the scan's cap, is not asked: such
+                            // a value is recomputed by the pair engine.
+                            let testable = c.lo() >= &zero
+                                && c.lo() != &Endpoint::PosInf
+                                && (c.hi() <= &cap || c.hi() == &Endpoint::PosInf);
+                            if !testable {
+                                continue;
+                            }
+                            // δ is non-increasing in e^ε: δ at a rational above e^{c_lo} is at
+                            // most δ(c_lo), and δ at one below e^{c_hi} at least δ(c_hi), so
+                            // each end is tested at one exact threshold.
+                            let mut at = |end: &Endpoint, upper: bool| match end {
+                                Endpoint::Finite(x) => {
+                                    let (below, above) = exp_bracket(x, precision);
+                                    let c = if upper { above } else { below };
+                                    Some(ask(Quantity::Delta(Threshold::ExpEps(c)), dir))
+                                }
+                                _ => None,
+                            };
+                            let lo = if c.lo() > &zero {
+                                at(c.lo(), true)
+                            } else {
+                                None
+                            };
+                            ends[d] = Some((lo, at(c.hi(), false)));
+                        }
+                        Slot::EpsEnds(ends)
+                    }
+                })
+                .collect();
+            (asked, slots)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..records.len())
+        .filter(|&r| !plans[r].0.is_empty())
+        .collect();
+    order.sort_by_key(|&r| records[r].k);
+    // Blocks of up to 2⌈√n⌉ k: the block's group, built once, is the costly convolution.
+    let span = 2 * ((query.n as f64).sqrt().ceil() as u64).max(1);
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    for r in order {
+        match blocks.last_mut() {
+            Some(block) if records[r].k - records[block[0]].k < span => block.push(r),
+            _ => blocks.push(vec![r]),
+        }
+    }
+    let at = ProfileQuery {
+        backend: Backend::Mpfr { precision },
+        ..query.clone()
+    };
+    let progress = Stage::start("verify: evaluated pairs", "pairs", records.len() as u64);
+    progress.advance((records.len() - blocks.iter().map(Vec::len).sum::<usize>()) as u64);
+    let evaluated = blocks
+        .par_iter()
+        .map(|block| {
+            let _advance = progress.advance_on_drop(block.len() as u64);
+            let lo = records[block[0]].k;
+            let hi = records[*block.last().expect("a block holds a pair")].k + 1;
+            let leaves: Vec<(u64, Vec<profile::Probe>)> = block
+                .iter()
+                .map(|&r| (records[r].k, plans[r].0.clone()))
+                .collect();
+            Ok(block
+                .iter()
+                .copied()
+                .zip(block_values(&at, (lo, hi), &leaves)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut values: Vec<Vec<Enclosure>> = vec![Vec::new(); records.len()];
+    for (r, v) in evaluated.into_iter().flatten() {
+        values[r] = v;
+    }
+    Ok(plans
+        .iter()
+        .zip(values)
+        .map(|((_, slots), v)| {
+            slots
+                .iter()
+                .map(|slot| match slot {
+                    Slot::Closed => Probe::Closed,
+                    Slot::Value([qp, pq]) => Probe::Value([v[*qp].clone(), v[*pq].clone()]),
+                    Slot::EpsEnds(ends) => Probe::EpsEnds(ends.map(|end| {
+                        end.map(|(lo, hi)| (lo.map(|s| v[s].clone()), hi.map(|s| v[s].clone())))
+                    })),
+                })
+                .collect()
+        })
+        .collect())
 }
 
 /// A merged certificate (`merge`) lists the shards it combines, each with its file, range of k
@@ -431,7 +791,7 @@ fn closures_hold(
     range: (u64, u64),
     closed: &[(usize, ClosureKind)],
     rows: &[Enclosure],
-    precision: u32,
+    (precision, finer): (u32, u32),
 ) -> Result<Vec<bool>> {
     let tests: Vec<(Quantity, Test)> = closed
         .iter()
@@ -486,13 +846,21 @@ fn closures_hold(
             held[*j] = holds;
         }
     }
-    let retry: Vec<usize> = (0..tests.len()).filter(|&j| !held[j]).collect();
-    if !retry.is_empty() {
-        let finer = ProfileQuery {
+    // Then in MPFR, and at the finer precision what that still cannot tell.
+    let mut bits = vec![precision];
+    if finer > precision {
+        bits.push(finer);
+    }
+    for precision in bits {
+        let retry: Vec<usize> = (0..tests.len()).filter(|&j| !held[j]).collect();
+        if retry.is_empty() {
+            break;
+        }
+        let at = ProfileQuery {
             backend: Backend::Mpfr { precision },
             ..query.clone()
         };
-        for (j, holds) in retry.iter().zip(run(&finer, &retry)?) {
+        for (j, holds) in retry.iter().zip(run(&at, &retry)?) {
             held[*j] = holds;
         }
     }
