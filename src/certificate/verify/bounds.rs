@@ -390,6 +390,7 @@ pub(super) fn verify_bounds(
             report: &profile["report"],
             method: &profile["method"],
             precision,
+            finer: precision,
         };
         let mechanism = r.pair(0, 1)?;
         verify_profile(&proof, &mechanism, settings, tally)?;
