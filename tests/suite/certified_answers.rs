@@ -441,3 +441,37 @@ proptest! {
         }
     }
 }
+
+/// With one target δ a profile repeats its row at the top level, and `bounds` copies that
+/// row into `binary_profile`: both copies are certified, so a halved copy must not verify.
+#[test]
+fn repeated_profile_rows_are_checked() {
+    let halved = |c: &mut Value, pointer: &str| {
+        let v = c.pointer_mut(pointer).unwrap();
+        let hi = v["hi"].as_str().unwrap().to_string();
+        set(v, "0", &format!("{hi}/2"));
+    };
+    let profile = ["profile", "-m", "binary-rr:eps0=1", "--n", "20", "--delta", "1e-3"];
+    let (_, cert) = certify(&profile, "profile-top-row.json");
+    let cases: Vec<Case> = vec![(
+        "top-level",
+        Box::new(move |c| halved(c, "/report/eps_profile")),
+        "report.eps_profile",
+    )];
+    reject_all(&cert, "profile-top-row", cases);
+    let bounds = ["bounds", "-m", "binary-rr:eps0=1", "--n", "20", "--delta", "1e-3"];
+    let (_, cert) = certify(&bounds, "bounds-binary-row.json");
+    let cases: Vec<Case> = vec![
+        (
+            "copied-row",
+            Box::new(move |c| halved(c, "/report/binary_profile/0")),
+            "report.binary_profile",
+        ),
+        (
+            "embedded-top-level",
+            Box::new(move |c| halved(c, "/method/binary_profile/report/eps_profile")),
+            "binary_profile.report.eps_profile",
+        ),
+    ];
+    reject_all(&cert, "bounds-binary-row", cases);
+}

@@ -374,7 +374,10 @@ pub(super) fn verify_bounds(
         let profile = &method["binary_profile"];
         let rows: Vec<&Value> = match profile["report"]["results"].as_array() {
             Some(results) => results.iter().map(|row| &row["delta_profile"]).collect(),
-            None => vec![&profile["report"]["eps_profile"]],
+            None => profile["report"]["eps_results"]
+                .as_array()
+                .map(|rows| rows.iter().map(|row| &row["eps_profile"]).collect())
+                .unwrap_or_default(),
         };
         if report["binary_profile"]
             .as_array()

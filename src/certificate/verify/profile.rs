@@ -76,6 +76,7 @@ pub fn verify_profile(
     // reaches it; its upper end by every k being covered — by recomputed pairs below it, or by
     // closed ranges that their node pairs bear out.
     let rows = profile_rows(prefix, report, &quantities)?;
+    check_top_level_row(prefix, report, tally);
     for (field, value, _) in &rows {
         tally.certified(field, value.clone(), true);
     }
@@ -865,6 +866,25 @@ fn closures_hold(
         }
     }
     Ok(held)
+}
+
+/// A report with one target δ repeats that row's keys at its top level (as `profile --json`
+/// prints them); the repetition is part of what is certified, so it must equal the row that
+/// is verified, key for key.
+fn check_top_level_row(prefix: &str, report: &Value, tally: &mut Tally) {
+    let single = match report["eps_results"].as_array() {
+        Some(rows) if rows.len() == 1 => Some(&rows[0]),
+        _ => None,
+    };
+    for key in ["delta", "eps_profile", "argmax_k", "argmax_k_ranges"] {
+        let top = report.get(key);
+        let wanted = single.and_then(|row| row.get(key));
+        if top != wanted {
+            tally.problem(format!(
+                "{prefix}report.{key}: not the key of the one row in eps_results"
+            ));
+        }
+    }
 }
 
 /// Per quantity: the field name in the report, the certified value, and the argmax as
