@@ -53,6 +53,10 @@ fn main() -> ExitCode {
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
         eprintln!("shufflecert: internal error (a bug, no result reported): {message}{place}");
+        // For whoever debugs it: the usual opt-in backtrace.
+        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            eprintln!("{}", std::backtrace::Backtrace::force_capture());
+        }
     }));
     let result = match std::panic::catch_unwind(|| cli::run(&cli)) {
         Ok(result) => result,

@@ -288,6 +288,9 @@ impl<S: Scalar> RestGroup<S> {
 /// decreases as t grows, the states the windows leave out add at most `M^n ω/(λ e n)` to `D(t)`
 /// for every `t ≥ t0`, ω the tilted law's omitted mass: truncation relative to the value, however
 /// small (issue 11, Deliver 7; proofs-notes/blanket-bounds.md).
+/// The largest `λ·|x_c|` a tilt is used with (e^{±2^20} is about 2^{±1.5·10⁶}).
+const MAX_TILT_EXPONENT: f64 = 1_048_576.0;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tilt {
     pub dir: Direction,
@@ -325,6 +328,11 @@ impl Tilt {
         while slope(hi) < 0.0 && hi < 1e12 {
             hi *= 2.0;
         }
+        if slope(hi) < 0.0 {
+            // The minimiser lies beyond 10¹²/top: the largest x_c is tiny beside the others (a
+            // threshold at the top of the ratios, as at ε = ε0), and so is D; no tilt.
+            return None;
+        }
         let mut lo = 0.0;
         for _ in 0..100 {
             let mid = 0.5 * (lo + hi);
@@ -335,6 +343,12 @@ impl Tilt {
             }
         }
         let lambda = Rational::from_f64(0.5 * (lo + hi)).filter(|l| *l > 0)?;
+        // e^{λ x_c} must stay far inside MPFR's exponent range (2^±(2^30)), or a tilted mass
+        // underflows to an enclosure of zero and no window can follow it.
+        let spread = terms.iter().map(|t| t.1.abs()).fold(0.0, f64::max);
+        if 0.5 * (lo + hi) * spread > MAX_TILT_EXPONENT {
+            return None;
+        }
         // t0 rounded down to a double: exact in every backend, so a threshold at t0 is ≥ it.
         let t0 = Rational::from_f64(crate::arith::interval::f64_bounds(t0).0)?;
         Some(Tilt { dir, t0, lambda })

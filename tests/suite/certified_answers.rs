@@ -451,7 +451,15 @@ fn repeated_profile_rows_are_checked() {
         let hi = v["hi"].as_str().unwrap().to_string();
         set(v, "0", &format!("{hi}/2"));
     };
-    let profile = ["profile", "-m", "binary-rr:eps0=1", "--n", "20", "--delta", "1e-3"];
+    let profile = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "20",
+        "--delta",
+        "1e-3",
+    ];
     let (_, cert) = certify(&profile, "profile-top-row.json");
     let cases: Vec<Case> = vec![(
         "top-level",
@@ -459,7 +467,15 @@ fn repeated_profile_rows_are_checked() {
         "report.eps_profile",
     )];
     reject_all(&cert, "profile-top-row", cases);
-    let bounds = ["bounds", "-m", "binary-rr:eps0=1", "--n", "20", "--delta", "1e-3"];
+    let bounds = [
+        "bounds",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "20",
+        "--delta",
+        "1e-3",
+    ];
     let (_, cert) = certify(&bounds, "bounds-binary-row.json");
     let cases: Vec<Case> = vec![
         (
@@ -474,4 +490,55 @@ fn repeated_profile_rows_are_checked() {
         ),
     ];
     reject_all(&cert, "bounds-binary-row", cases);
+}
+
+/// Genuine `bounds` certificates at the edges: ε = ε0 (where no tilt helps), values below the
+/// windows' default cut (certified narrower than a first recomputation, so verify recomputes
+/// finer), and the MPFR backend at a high precision; and a certificate with no users is
+/// malformed, not a crash.
+#[test]
+fn bounds_certificates_at_the_edges_verify() {
+    for (args, finer) in [
+        (
+            &["-m", "binary-rr:eps0=1", "--n", "10", "--eps", "0.5,1"][..],
+            false,
+        ),
+        (
+            &[
+                "-m",
+                "k-rr:k=3,eps0=1",
+                "--n",
+                "10",
+                "--eps",
+                "1",
+                "--backend",
+                "mpfr",
+                "--precision",
+                "256",
+            ],
+            false,
+        ),
+        (
+            &["-m", "k-rr:k=4,eps0=1", "--n", "200", "--eps", "0.8"],
+            true,
+        ),
+    ] {
+        let mut all = vec!["bounds"];
+        all.extend(args);
+        let (file, cert) = certify(&all, "bounds-edge.json");
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "{args:?}: {report}");
+        if finer {
+            assert!(
+                report["routes"].to_string().contains("windows cut at"),
+                "{report}"
+            );
+        }
+        let zero = crate::certificates::tampered(&cert, "bounds-no-users.json", true, |c| {
+            c["report"]["n"] = json!(0)
+        });
+        let run = crate::common::cli(&["verify", &zero]);
+        assert_eq!(run.status, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("report.n"), "{}", run.stderr);
+    }
 }

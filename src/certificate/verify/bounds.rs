@@ -7,7 +7,7 @@
 //! irrational `e^eps0` checked; and for binary inputs the exact profile's proof.
 
 use super::profile::{ProfileProof, verify_profile};
-use super::{Tally, enclosure_at, higher_precision, reference, u64_at};
+use super::{Tally, enclosure_at, higher_precision, reference, users_at};
 use crate::audit::verdict::{Side, Verdict, judge};
 use crate::bounds::range::{
     BoundsQuery, EXP_EPS0_BRACKET_BITS, Target, blanket_pair, concrete_pair,
@@ -32,7 +32,7 @@ pub(super) fn verify_bounds(
     tally: &mut Tally,
 ) -> Result<()> {
     let (report, method) = (&cert["report"], &cert["method"]);
-    let n = u64_at(&report["n"], "report.n")?;
+    let n = users_at(&report["n"], "report.n")?;
     let results = report["results"]
         .as_array()
         .ok_or_else(|| Error::argument("report.results", "missing"))?;
@@ -64,7 +64,11 @@ pub(super) fn verify_bounds(
         return Err(Error::argument("report.results", "one row per threshold"));
     }
     let precision = higher_precision(settings);
-    let label = format!("mpfr-{precision}");
+    let depth = Depth {
+        precision,
+        truncation_bits: settings.options.truncation_bits,
+    };
+    let label = depth.label();
     tally.route(label.clone());
     let query = BoundsQuery {
         randomizer: r.clone(),
@@ -128,11 +132,11 @@ pub(super) fn verify_bounds(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_above = on(&above);
-        let recomputed = check_record(tally, &field, &values, &target, &label, |t| {
+        let recomputed = check_record(tally, &field, &values, &target, depth, |t, d| {
             blanket_pair(
                 &BoundsQuery {
                     target: t,
-                    ..q_above.clone()
+                    ..deeper(&q_above, d)
                 },
                 x1,
                 x1p,
@@ -209,10 +213,10 @@ pub(super) fn verify_bounds(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_below = on(&below);
-        check_record(tally, &field, &values, &target, &label, |t| {
+        check_record(tally, &field, &values, &target, depth, |t, d| {
             let q = BoundsQuery {
                 target: t,
-                ..q_below.clone()
+                ..deeper(&q_below, d)
             };
             let forward = concrete_pair(&q, x1, x1p, x2)?;
             let reverse = concrete_pair(&q, x1p, x1, x2)?;
@@ -285,30 +289,40 @@ pub(super) fn verify_bounds(
                     ));
                 }
                 let value = concrete_pair(&query, x1, x1p, x2)?;
-                tally.recomputed(&lower_field, &value[i], &label);
+                let value = &value[i];
+                tally.recomputed(&lower_field, value, &label);
+                if lower.lo() > value.lo() || lower.hi() < value.hi() {
+                    let (m, w) = depth_for(&lower);
+                    let finer = depth.finer(m, w);
+                    tally.route(finer.label());
+                    let value = concrete_pair(&deeper(&query, finer), x1, x1p, x2)?;
+                    tally.recomputed(&lower_field, &value[i], &finer.label());
+                }
             }
             Target::Epsilon(delta) => {
                 // The upper end: every ordered pair's δ at e^hi is at most the target, and the
                 // attaining pair's δ at e^lo above it.
                 let (c_lo, c_hi) = witness_thresholds(&upper);
+                let at = |c: &Rational, (a, b): (usize, usize), d: Depth| {
+                    let t = Target::Delta(vec![Threshold::ExpEps(c.clone())]);
+                    blanket_pair(
+                        &BoundsQuery {
+                            target: t,
+                            ..deeper(&on(&above), d)
+                        },
+                        a,
+                        b,
+                    )
+                };
                 if let Some(c) = &c_hi {
-                    let at_hi = |(a, b): (usize, usize)| {
-                        let t = Target::Delta(vec![Threshold::ExpEps(c.clone())]);
-                        blanket_pair(
-                            &BoundsQuery {
-                                target: t,
-                                ..on(&above)
-                            },
-                            a,
-                            b,
-                        )
-                    };
                     let mut every = true;
                     for &p in &representatives {
-                        let v = at_hi(p)?;
-                        every &= v[0]
-                            .iter()
-                            .all(|d| judge(d, Side::AtMost, delta) == Verdict::Sound);
+                        for side in 0..2 {
+                            let (v, _) = witness_values(tally, depth, false, true, delta, |d| {
+                                Ok(vec![at(c, p, d)?[0][side].clone()])
+                            })?;
+                            every &= witnessed(&v, false, true, delta).1;
+                        }
                     }
                     if every {
                         tally.upper_shown(&upper_field);
@@ -319,24 +333,10 @@ pub(super) fn verify_bounds(
                     }
                 }
                 if let Some(c) = &c_lo {
-                    let t = Target::Delta(vec![Threshold::ExpEps(c.clone())]);
-                    let v = blanket_pair(
-                        &BoundsQuery {
-                            target: t,
-                            ..on(&above)
-                        },
-                        pair.0,
-                        pair.1,
-                    )?;
-                    mark(
-                        tally,
-                        &upper_field,
-                        &[v[0][0].clone()],
-                        true,
-                        false,
-                        delta,
-                        &label,
-                    );
+                    let (v, route) = witness_values(tally, depth, true, false, delta, |d| {
+                        Ok(vec![at(c, pair, d)?[0][0].clone()])
+                    })?;
+                    mark(tally, &upper_field, &v, true, false, delta, &route);
                 }
                 let (c_lo, c_hi) = witness_thresholds(&lower);
                 let t: Vec<Threshold> = c_lo
@@ -346,15 +346,18 @@ pub(super) fn verify_bounds(
                     .map(Threshold::ExpEps)
                     .collect();
                 if !t.is_empty() {
-                    let v = concrete_pair(
-                        &BoundsQuery {
-                            target: Target::Delta(t),
-                            ..query.clone()
-                        },
-                        x1,
-                        x1p,
-                        x2,
-                    )?;
+                    let (v, route) =
+                        witness_values(tally, depth, c_lo.is_some(), c_hi.is_some(), delta, |d| {
+                            concrete_pair(
+                                &BoundsQuery {
+                                    target: Target::Delta(t.clone()),
+                                    ..deeper(&query, d)
+                                },
+                                x1,
+                                x1p,
+                                x2,
+                            )
+                        })?;
                     mark(
                         tally,
                         &lower_field,
@@ -362,7 +365,7 @@ pub(super) fn verify_bounds(
                         c_lo.is_some(),
                         c_hi.is_some(),
                         delta,
-                        &label,
+                        &route,
                     );
                 }
             }
@@ -426,26 +429,132 @@ fn record_values(p: &Value, rows: usize, field: &str) -> Result<Vec<[Enclosure; 
         .collect()
 }
 
-/// Re-derives a record's `[forward, reverse]` values with `recompute` (the pair's values for a
-/// target): δ recomputed and held against them; ε shown by δ at witness thresholds (a lower
-/// end by δ above the target at `c ≥ e^lo`, an upper end by δ at most the target at
-/// `c ≤ e^hi`).  Returns the recomputed δ rows (empty for ε).
+/// How deep a record is recomputed: the MPFR precision and the windows' cut (`None`: the
+/// backend's default).
+#[derive(Clone, Copy)]
+struct Depth {
+    precision: u32,
+    truncation_bits: Option<u32>,
+}
+
+impl Depth {
+    /// Deep enough that a value around `2^-magnitude` comes out with `2^-resolution` relative
+    /// width: windows cut 32 bits below both, in at least twice the precision and 64 bits more
+    /// than the cut.  (Any depth is sound; this one only has to be fine enough.)
+    fn finer(self, magnitude: u32, resolution: u32) -> Depth {
+        let cut = magnitude.saturating_add(resolution).saturating_add(32);
+        Depth {
+            precision: (2 * self.precision).max(cut + 64),
+            truncation_bits: Some(cut.max(self.truncation_bits.unwrap_or(0))),
+        }
+    }
+
+    fn label(self) -> String {
+        match self.truncation_bits {
+            Some(bits) => format!("mpfr-{}, windows cut at 2^-{bits}", self.precision),
+            None => format!("mpfr-{}", self.precision),
+        }
+    }
+}
+
+/// `q` recomputed at `depth`.
+fn deeper(q: &BoundsQuery, depth: Depth) -> BoundsQuery {
+    let mut q = q.clone();
+    q.backend = Backend::Mpfr {
+        precision: depth.precision,
+    };
+    if depth.truncation_bits.is_some() {
+        q.options.truncation_bits = depth.truncation_bits;
+    }
+    q
+}
+
+/// δ at an ε's witness thresholds (`c_lo` if `has_lo`, then `c_hi` if `has_hi`), recomputed at
+/// `depth`, and once more at a depth that resolves values near the target when that does not
+/// show both ends; with the route that gave them.
+fn witness_values(
+    tally: &mut Tally,
+    depth: Depth,
+    has_lo: bool,
+    has_hi: bool,
+    delta: &Rational,
+    at: impl Fn(Depth) -> Result<Vec<Enclosure>>,
+) -> Result<(Vec<Enclosure>, String)> {
+    let v = at(depth)?;
+    let (lo, hi) = witnessed(&v, has_lo, has_hi, delta);
+    if lo && hi {
+        return Ok((v, depth.label()));
+    }
+    let target_value = Enclosure::from_rationals(delta.clone(), delta.clone());
+    let finer = depth.finer(depth_for(&target_value).0, 64);
+    tally.route(finer.label());
+    Ok((at(finer)?, finer.label()))
+}
+
+/// `-log2(x)` rounded up, for a positive rational (0 for x ≥ 1).
+fn bits_below_one(x: &Rational) -> u32 {
+    let (num, den) = (x.numer().significant_bits(), x.denom().significant_bits());
+    den.saturating_sub(num).saturating_add(1)
+}
+
+/// The depth at which values like `v` show both their ends: `2^-magnitude` and the relative
+/// width they certify.
+fn depth_for(v: &Enclosure) -> (u32, u32) {
+    let magnitude = match v.hi() {
+        Endpoint::Finite(hi) if *hi > 0 => bits_below_one(hi),
+        _ => 0,
+    };
+    let width = v.relative_width();
+    let resolution = if width > 0.0 && width.is_finite() {
+        (-width.log2()).ceil().clamp(0.0, 4096.0) as u32
+    } else {
+        64
+    };
+    (magnitude, resolution)
+}
+
+/// Holds a record's values (`[forward, reverse]` per row) against a recomputation at `depth`:
+/// δ rows value by value, an ε row by δ at its witness thresholds.  Where that leaves an end
+/// unshown (a certified value narrower than the recomputation, as a tilted sum's can be), the
+/// record is recomputed once more at a finer depth before a problem is named.  Returns the
+/// recomputed δ values (none for ε).
 fn check_record(
     tally: &mut Tally,
     field: &str,
     values: &[[Enclosure; 2]],
     target: &Target,
-    route: &str,
-    recompute: impl Fn(Target) -> Result<Vec<[Enclosure; 2]>>,
+    depth: Depth,
+    recompute: impl Fn(Target, Depth) -> Result<Vec<[Enclosure; 2]>>,
 ) -> Result<Vec<[Enclosure; 2]>> {
     match target {
         Target::Delta(_) => {
-            let recomputed = recompute(target.clone())?;
-            for (i, [f, b]) in recomputed.iter().enumerate() {
-                tally.recomputed(&format!("{field}.values.{i}.0"), f, route);
-                tally.recomputed(&format!("{field}.values.{i}.1"), b, route);
+            let first = recompute(target.clone(), depth)?;
+            let mut needed = None::<(u32, u32)>;
+            for (row, got) in values.iter().zip(&first) {
+                for side in 0..2 {
+                    let (c, r) = (&row[side], &got[side]);
+                    if c.lo() > r.lo() || c.hi() < r.hi() {
+                        let (m, w) = depth_for(c);
+                        let (m0, w0) = needed.unwrap_or((0, 0));
+                        needed = Some((m.max(m0), w.max(w0)));
+                    }
+                }
             }
-            Ok(recomputed)
+            let record = |tally: &mut Tally, recomputed: &[[Enclosure; 2]], route: &str| {
+                for (i, [f, b]) in recomputed.iter().enumerate() {
+                    tally.recomputed(&format!("{field}.values.{i}.0"), f, route);
+                    tally.recomputed(&format!("{field}.values.{i}.1"), b, route);
+                }
+            };
+            record(tally, &first, &depth.label());
+            let Some((magnitude, resolution)) = needed else {
+                return Ok(first);
+            };
+            let finer = depth.finer(magnitude, resolution);
+            let second = recompute(target.clone(), finer)?;
+            tally.route(finer.label());
+            record(tally, &second, &finer.label());
+            Ok(second)
         }
         Target::Epsilon(delta) => {
             for side in 0..2 {
@@ -459,12 +568,15 @@ fn check_record(
                 if t.is_empty() {
                     continue;
                 }
-                let v: Vec<Enclosure> = recompute(Target::Delta(t))?
-                    .into_iter()
-                    .map(|pair| pair[side].clone())
-                    .collect();
+                let (v, route) =
+                    witness_values(tally, depth, c_lo.is_some(), c_hi.is_some(), delta, |d| {
+                        Ok(recompute(Target::Delta(t.clone()), d)?
+                            .into_iter()
+                            .map(|pair| pair[side].clone())
+                            .collect())
+                    })?;
                 let f = format!("{field}.values.0.{side}");
-                mark(tally, &f, &v, c_lo.is_some(), c_hi.is_some(), delta, route);
+                mark(tally, &f, &v, c_lo.is_some(), c_hi.is_some(), delta, &route);
             }
             Ok(Vec::new())
         }
@@ -486,8 +598,20 @@ fn witness_thresholds(eps: &Enclosure) -> (Option<Rational>, Option<Rational>) {
     (c_lo, c_hi)
 }
 
-/// Marks the ends of a certified ε shown by δ at its witness thresholds (`values`: δ at `c_lo`
-/// if given, then at `c_hi` if given).
+/// Whether δ at an ε's witness thresholds shows its ends (`values`: δ at `c_lo` if given, then
+/// at `c_hi` if given): above the target at `c_lo`, at most it at `c_hi`.
+fn witnessed(values: &[Enclosure], has_lo: bool, has_hi: bool, delta: &Rational) -> (bool, bool) {
+    let mut at = values.iter();
+    let lo = !has_lo || at.next().is_some_and(|d| d.compare(delta) == Tri::Greater);
+    let hi = !has_hi
+        || at
+            .next()
+            .is_some_and(|d| judge(d, Side::AtMost, delta) == Verdict::Sound);
+    (lo, hi)
+}
+
+/// Marks the ends of a certified ε shown by δ at its witness thresholds, naming each that is
+/// not.
 fn mark(
     tally: &mut Tally,
     field: &str,
@@ -497,10 +621,11 @@ fn mark(
     delta: &Rational,
     route: &str,
 ) {
+    let (lo, hi) = witnessed(values, has_lo, has_hi, delta);
     let mut at = values.iter();
     if has_lo {
         let d = at.next().expect("δ at c_lo");
-        if d.compare(delta) == Tri::Greater {
+        if lo {
             tally.lower_shown(field, route);
         } else {
             tally.problem(format!(
@@ -510,7 +635,7 @@ fn mark(
     }
     if has_hi {
         let d = at.next().expect("δ at c_hi");
-        if judge(d, Side::AtMost, delta) == Verdict::Sound {
+        if hi {
             tally.upper_shown(field);
         } else {
             tally.problem(format!(

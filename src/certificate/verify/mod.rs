@@ -189,6 +189,14 @@ fn u64_at(v: &Value, field: &str) -> Result<u64> {
         .ok_or_else(|| Error::argument(field, "expected a whole number"))
 }
 
+/// A number of users: a whole number, at least 1.
+fn users_at(v: &Value, field: &str) -> Result<u64> {
+    match u64_at(v, field)? {
+        0 => Err(Error::argument(field, "must be at least 1")),
+        n => Ok(n),
+    }
+}
+
 /// Verifies a certificate's text.  An error means *malformed* (not JSON, not a certificate of
 /// this schema, or fields that cannot be read back); an invalid certificate is a verification
 /// with problems.
@@ -297,7 +305,7 @@ pub fn verify(text: &str) -> Result<Verification> {
         "delta" | "epsilon" | "divergences" => {
             let subject = PairSubject::Binary {
                 mechanism: &mechanism,
-                n: u64_at(&report["n"], "report.n")?,
+                n: users_at(&report["n"], "report.n")?,
                 k: u64_at(&report["k"], "report.k")?,
             };
             verify_pair(&command, report, &subject, &settings, &mut tally)?

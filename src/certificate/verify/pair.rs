@@ -10,6 +10,7 @@
 
 use super::{
     Tally, enclosure_at, exact_affordable, higher_precision, pair_query, reference, u64_at,
+    users_at,
 };
 use crate::arith::ln_bracket;
 use crate::audit::verdict::{Side, Verdict, judge};
@@ -145,7 +146,7 @@ impl PairSubject<'_> {
 /// The background pair a report records: its randomizer's inputs by name, counts adding up to
 /// n − 1.
 pub(super) fn background_of(report: &Value, r: &Randomizer) -> Result<Background> {
-    let n = u64_at(&report["n"], "report.n")?;
+    let n = users_at(&report["n"], "report.n")?;
     let index = |field: &str, v: &Value| -> Result<usize> {
         let name = v
             .as_str()

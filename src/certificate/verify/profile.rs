@@ -1,7 +1,7 @@
 //! A profile's proof re-derived: every evaluated pair recomputed, every closed range borne out
 //! by its node pair built from scratch, and every k covered exactly once.
 
-use super::{Tally, enclosure_at, pair_query, u64_at};
+use super::{Tally, enclosure_at, pair_query, u64_at, users_at};
 use crate::arith::exp_bracket;
 use crate::audit::verdict::{Side, Verdict, judge};
 use crate::certificate::Settings;
@@ -57,7 +57,7 @@ pub fn verify_profile(
     tally: &mut Tally,
 ) -> Result<VerifiedRows> {
     let (report, method, prefix) = (proof.report, proof.method, proof.prefix.as_str());
-    let n = u64_at(&report["n"], "report.n")?;
+    let n = users_at(&report["n"], "report.n")?;
     let range = &report["k_range"];
     let (a, b) = (
         u64_at(&range[0], "report.k_range")?,
@@ -612,7 +612,7 @@ pub fn check_shards(report: &Value, method: &Value, tally: &mut Tally) -> Result
         return Ok(());
     };
     tally.route("the merged shards' ranges of k re-checked against n and the proof");
-    let n = u64_at(&report["n"], "report.n")?;
+    let n = users_at(&report["n"], "report.n")?;
     let mut ranges = Vec::with_capacity(listed.len());
     let mut digests = std::collections::BTreeSet::new();
     for (j, shard) in listed.iter().enumerate() {
