@@ -199,6 +199,16 @@ impl Enclosure {
         Enclosure::new(lo, hi)
     }
 
+    /// Intersection with `[0, 1]`, for probabilities and hockey-stick divergences (an
+    /// enclosure widened past 1 by cancellation keeps its meaningful part).
+    pub fn clamp_probability(self) -> Enclosure {
+        let one = Endpoint::Finite(Rational::from(1));
+        let e = self.clamp_nonnegative();
+        let lo = e.lo.min(one.clone());
+        let hi = e.hi.min(one);
+        Enclosure::new(lo, hi)
+    }
+
     /// The midpoint as a double: for display and uncertified diagnostics only.
     pub fn mid_f64(&self) -> f64 {
         match (&self.lo, &self.hi) {

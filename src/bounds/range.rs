@@ -150,7 +150,9 @@ impl Computation for SumJob<'_> {
                             *value = better;
                         }
                     }
-                    values.push(row);
+                    // Each is a hockey-stick divergence of two probability laws
+                    // (proofs-notes/blanket-bounds.md): in [0, 1].
+                    values.push(row.map(Enclosure::clamp_probability));
                 }
                 if tilted.iter().any(|t| !t.built.borrow().is_empty()) {
                     arithmetic += " (values below the truncation depth: tilted windows in MPFR)";
@@ -638,7 +640,10 @@ pub fn concrete_pair(
     Ok(below
         .into_iter()
         .zip(above)
-        .map(|(lo, hi)| Enclosure::new(lo.lo().clone(), hi.hi().clone().max(lo.hi().clone())))
+        .map(|(lo, hi)| {
+            Enclosure::new(lo.lo().clone(), hi.hi().clone().max(lo.hi().clone()))
+                .clamp_probability()
+        })
         .collect())
 }
 

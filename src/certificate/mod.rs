@@ -216,10 +216,13 @@ impl<'a> Subject<'a> {
             Subject::Randomizer(r) => {
                 Some(("mechanism", mechanism_json(self, exact(&|| r.to_json()))?))
             }
-            Subject::Experiment(e) => Some((
-                "experiment",
-                json!({ "given": e.name, "exact": exact(&|| e.to_json()) }),
-            )),
+            Subject::Experiment(e) => {
+                let mut v = json!({ "given": e.name, "exact": exact(&|| e.to_json()) });
+                if let Some(text) = &e.file_text {
+                    v["text"] = json!(text);
+                }
+                Some(("experiment", v))
+            }
             Subject::Sequence { given, text } => {
                 Some(("sequence", json!({ "given": given, "text": text })))
             }

@@ -51,6 +51,9 @@ pub struct LimitExperiment {
     pub model: Model,
     /// The parameters as given (exact strings), for reports.
     pub parameters: Value,
+    /// The text of the compound-Poisson file it was read from (`None` for a named kind), so
+    /// that a certificate records what was computed and not only a path.
+    pub file_text: Option<String>,
 }
 
 /// Largest μ of the Gaussian shift (beyond it every curve is 1 − O(e^{−μ²/8}) in any
@@ -135,6 +138,7 @@ pub fn load_experiment(spec: &str) -> Result<LimitExperiment> {
         kind,
         model,
         parameters,
+        file_text: None,
     };
     match kind {
         "poisson-shift" => {
@@ -186,12 +190,18 @@ fn compound_poisson_file(spec: &str) -> Result<LimitExperiment> {
             "cannot read experiment file ({e}); known experiments: poisson-shift:lambda=L, skellam-shift:a=A,b=B, gaussian-shift:mu=M, or a compound-Poisson file"
         ),
     })?;
+    compound_poisson_text(spec, &text)
+}
+
+/// A compound-Poisson experiment from the text of a file named `spec` (a certificate carries
+/// the text, so `verify` needs no file).
+pub fn compound_poisson_text(spec: &str, text: &str) -> Result<LimitExperiment> {
     let err = |field: &str, message: String| Error::Mechanism {
         source_name: spec.to_string(),
         field: field.to_string(),
         message,
     };
-    let Value::Object(map) = parse_document(spec, &text)? else {
+    let Value::Object(map) = parse_document(spec, text)? else {
         return Err(err("(file)", "the top level must be a table/object".into()));
     };
     check_keys(spec, &map, &["name", "kind", "shift", "jumps"])?;
@@ -254,6 +264,7 @@ fn compound_poisson_file(spec: &str) -> Result<LimitExperiment> {
         kind: "compound-poisson",
         model: Model::Lattice(field),
         parameters,
+        file_text: Some(text.to_string()),
     })
 }
 

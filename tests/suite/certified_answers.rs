@@ -542,3 +542,75 @@ fn bounds_certificates_at_the_edges_verify() {
         assert!(run.stderr.contains("report.n"), "{}", run.stderr);
     }
 }
+
+/// Genuine certificates that verify refused: a compound-Poisson experiment whose file is gone
+/// (its text is recorded), a TV ball of radius 0 (the CLI accepts it), and `bounds` at a large
+/// real ε0 (whose δ enclosures, widened past 1 by cancellation, are held to [0, 1]).
+#[test]
+fn genuine_edge_certificates_verify() {
+    let source = format!(
+        "{}/fixtures/experiments/two-jumps.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let copy = crate::certificates::path("two-jumps-copy.toml");
+    std::fs::copy(&source, &copy).unwrap();
+    let (file, cert) = certify(
+        &["delta", "--experiment", &copy, "--eps", "0.5"],
+        "experiment-file.json",
+    );
+    std::fs::remove_file(&copy).unwrap();
+    assert_eq!(
+        cert["experiment"]["text"],
+        json!(std::fs::read_to_string(&source).unwrap())
+    );
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    // The recorded text is what is verified: edited, it no longer matches the parameters.
+    let edited = crate::certificates::tampered(&cert, "experiment-file-edited.json", true, |c| {
+        let text = c["experiment"]["text"].as_str().unwrap().replacen(
+            "intensity = \"1/2\"",
+            "intensity = \"1/3\"",
+            1,
+        );
+        c["experiment"]["text"] = json!(text);
+    });
+    assert_eq!(verify(&edited).0, 1);
+
+    let args = [
+        "delta",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "100",
+        "--k",
+        "3",
+        "--eps",
+        "0.5",
+        "--tv-ball",
+        "0",
+    ];
+    verified(&args, "tv-ball-zero.json");
+
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=3,eps0=700",
+        "--n",
+        "10",
+        "--eps",
+        "0.5",
+    ];
+    let (file, cert) = certify(&args, "bounds-eps0-700.json");
+    for end in ["lower", "upper"] {
+        let e = enclosure(&cert["report"]["results"][0][end]["value"]);
+        assert!(
+            e.hi() <= &shufflecert::enclosure::Endpoint::Finite(1.into()),
+            "{end}: {e}"
+        );
+        assert!(
+            e.lo() > &shufflecert::enclosure::Endpoint::Finite((9, 10).into()),
+            "{end}: {e}"
+        );
+    }
+    assert_eq!(verify(&file).0, 0);
+}

@@ -337,7 +337,12 @@ pub fn verify(text: &str) -> Result<Verification> {
 /// given must be the one recorded, then the pair is re-derived.
 fn verify_experiment(cert: &Value, command: &str, tally: &mut Tally) -> Result<()> {
     let given = cert["experiment"]["given"].as_str().unwrap_or_default();
-    let experiment = match crate::limits::experiment::load_experiment(given) {
+    // A compound-Poisson file is read back from the text recorded, not from the path.
+    let read = match cert["experiment"]["text"].as_str() {
+        Some(text) => crate::limits::experiment::compound_poisson_text(given, text),
+        None => crate::limits::experiment::load_experiment(given),
+    };
+    let experiment = match read {
         Ok(e) => e,
         Err(e) => {
             tally.problem(format!("experiment.given: cannot be read back: {e}"));

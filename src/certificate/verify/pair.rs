@@ -417,10 +417,11 @@ impl TvBall {
                 .ok_or_else(|| Error::argument(field, "not an exact number"))
         };
         let eta = exact(&b["eta"], "report.tv_ball.eta")?;
-        if eta <= 0 || eta > 1 || k >= n {
+        // η = 0 is the mechanism alone, as `--tv-ball 0` accepts it.
+        if eta < 0 || eta > 1 || k >= n {
             return Err(Error::argument(
                 "report.tv_ball.eta",
-                "not a radius in (0, 1] of a pair with k < n",
+                "not a radius in [0, 1] of a pair with k < n",
             ));
         }
         let (tv_p, tv_q) = tv_ball_budgets(n, k, &eta);
