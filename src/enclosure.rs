@@ -263,20 +263,31 @@ impl Enclosure {
     /// The enclosure rounded outward to at most `digits` significant digits (still an
     /// enclosure; for tables that must be read at a glance), in the text style of
     /// [`with_text_style`]; an exact point prints exactly.
+    /// `--wide` lifts the table's limit (every digit the width needs); `--digits` sets it.
     pub fn compact(&self, digits: u32) -> String {
         if self.is_point() {
             return self.to_string();
         }
-        let digits = digits.min(self.significant_digits());
-        self.styled(digits)
+        let style = text_style();
+        let digits = match style.digits {
+            Some(d) => d,
+            None if style.wide => self.significant_digits(),
+            None => digits,
+        };
+        self.styled(digits.min(self.significant_digits()))
     }
 
     /// `[lo, hi]` at `digits` significant digits, rounded outward, in the current text style:
-    /// compact (`0.10537258[61, 62]`, the shared leading digits printed once) unless wide, and
-    /// at most `--digits` significant digits.
+    /// compact (`0.10537258[61, 62]`, the shared leading digits printed once) unless wide; at
+    /// most `--digits` significant digits, and unless wide at most [`TEXT_DIGITS`] (a value
+    /// resolved deep in MPFR would otherwise print a hundred digits).
     fn styled(&self, digits: u32) -> String {
         let style = text_style();
-        let digits = style.digits.map_or(digits, |d| d.min(digits));
+        let digits = match style.digits {
+            Some(d) => d.min(digits),
+            None if style.wide => digits,
+            None => digits.min(TEXT_DIGITS),
+        };
         let lo = endpoint_string(&self.lo, digits, Direction::Down);
         let hi = endpoint_string(&self.hi, digits, Direction::Up);
         if !style.wide
@@ -338,6 +349,10 @@ impl fmt::Display for Enclosure {
         write!(f, "{}", self.styled(self.significant_digits()))
     }
 }
+
+/// The most significant digits a text report prints by default (`--wide` prints every digit the
+/// width needs, `--digits` sets another limit); rounded outward, so still an enclosure.
+pub const TEXT_DIGITS: u32 = 20;
 
 /// How text reports print enclosures (JSON and certificates are never affected).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -128,6 +128,10 @@ pub trait PairSource {
     fn check_exact(&self) -> Result<()>;
     /// The pair in backend `S`.
     fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>>;
+    /// The `--max-seconds` the computation runs under (the deepening stays within it).
+    fn time_limit_seconds(&self) -> f64 {
+        f64::INFINITY
+    }
 }
 
 /// A pair as built, with the states checked against the canonical closed form (k = 0).
@@ -143,6 +147,10 @@ impl PairSource for PairQuery {
 
     fn escalate_above(&self) -> Option<f64> {
         self.escalate_above
+    }
+
+    fn time_limit_seconds(&self) -> f64 {
+        self.options.time_limit_seconds
     }
 
     fn exact_ctx(&self) -> ExactCtx {
@@ -199,6 +207,10 @@ impl PairSource for BackgroundQuery {
         self.escalate_above
     }
 
+    fn time_limit_seconds(&self) -> f64 {
+        self.options.time_limit_seconds
+    }
+
     fn exact_ctx(&self) -> ExactCtx {
         self.exact_ctx
     }
@@ -236,6 +248,10 @@ pub trait Computation {
     /// The answer in backend `S`, labelled with `arithmetic`.
     fn run_in<S: Scalar>(&self, ctx: &S::Ctx, arithmetic: String)
     -> Result<Computed<Self::Output>>;
+    /// The `--max-seconds` the computation runs under (the deepening stays within it).
+    fn time_limit_seconds(&self) -> f64 {
+        f64::INFINITY
+    }
 }
 
 /// Runs the computation in its backend.  With the interval backend and `escalate_above`, an
@@ -299,13 +315,15 @@ fn deepen<C: Computation>(
         return first;
     }
     let started = std::time::Instant::now();
+    // Within the budget, and within what `--max-seconds` leaves after the first pass.
+    let budget = DEEPENING_SECONDS.min(c.time_limit_seconds() - interval_seconds);
     let mut last = first;
     // A 512-bit MPFR pass costs about this many f64-interval passes (and each doubling about
     // three times the last).
     let mut step_seconds = interval_seconds * MPFR_512_OVER_INTERVAL / 3.0;
     for precision in DEEPER_PRECISIONS {
         let spent = started.elapsed().as_secs_f64();
-        if spent + 3.0 * step_seconds > DEEPENING_SECONDS {
+        if spent + 3.0 * step_seconds > budget {
             last.arithmetic += " (not deepened further: time budget)";
             break;
         }
@@ -344,6 +362,10 @@ impl<Src: PairSource, J: PairJob> Computation for OnPair<'_, Src, J> {
 
     fn escalate_above(&self) -> Option<f64> {
         self.source.escalate_above()
+    }
+
+    fn time_limit_seconds(&self) -> f64 {
+        self.source.time_limit_seconds()
     }
 
     fn exact_ctx(&self) -> ExactCtx {

@@ -125,6 +125,10 @@ impl Computation for SumJob<'_> {
         self.query.escalate_above
     }
 
+    fn time_limit_seconds(&self) -> f64 {
+        self.query.options.time_limit_seconds
+    }
+
     fn exact_ctx(&self) -> ExactCtx {
         Default::default()
     }
@@ -464,43 +468,64 @@ pub fn check_time(q: &BoundsQuery) -> Result<()> {
     };
     let exact = Exact::of(&randomizer)?;
     let inputs = randomizer.input_count();
+    let estimate = |(classes, gamma): (Vec<Class>, Rational)| -> f64 {
+        match q.backend {
+            Backend::Mpfr { precision } => super::upper::estimated_seconds::<MpfrInterval>(
+                &classes,
+                &gamma,
+                q.n,
+                &q.options,
+                &MpfrCtx { precision },
+            ),
+            _ => super::upper::estimated_seconds::<inari::Interval>(
+                &classes,
+                &gamma,
+                q.n,
+                &q.options,
+                &(),
+            ),
+        }
+    };
     let mut distinct: Vec<Vec<Class>> = Vec::new();
+    let mut seconds = enumeration;
     for x1 in 0..inputs {
         for x1p in x1 + 1..inputs {
-            let (classes, _) = exact.blanket_classes(x1, x1p);
+            let (classes, gamma) = exact.blanket_classes(x1, x1p);
             if !distinct.contains(&classes) {
-                distinct.push(classes);
+                distinct.push(classes.clone());
+                seconds += estimate((classes, gamma));
             }
         }
     }
-    let triples = (k * (k - 1.0) / 2.0 * k).min(MAX_LOWER_TRIPLES as f64);
-    let sums = distinct.len() as f64 + triples;
-    if sums <= 4.0 {
-        return Ok(());
+    let (triples, _) = lower_triples(&exact);
+    for &(x1, x1p, x2) in &triples {
+        seconds += estimate(exact.reference_classes(x1, x1p, x2));
     }
-    let started = std::time::Instant::now();
-    blanket_pair(
-        &BoundsQuery {
-            randomizer,
-            ..q.clone()
-        },
-        0,
-        1,
-    )?;
-    let per_sum = started.elapsed().as_secs_f64();
-    let projected = enumeration + sums * per_sum;
-    if projected > limit {
+    if seconds > limit {
         return Err(refuse(
-            projected,
+            seconds,
             format!(
-                "{} class-distinct pairs and up to {} triples at about {} per sum",
+                "{} class-distinct pairs and {} triples, by the size of their windows",
                 distinct.len(),
-                triples,
-                crate::exact::pair::duration_text(per_sum)
+                triples.len(),
             ),
         ));
     }
     Ok(())
+}
+
+/// `upper/lower` of a range's ends, by their exact midpoints (the values may lie far below
+/// the double range); `None` when the lower end may be 0 or either end is unbounded.  A
+/// reading aid, not a certified number (`verify` re-derives it from the certified ends).
+pub fn upper_over_lower(lower: &Enclosure, upper: &Enclosure) -> Option<f64> {
+    let mid = |e: &Enclosure| match (e.lo(), e.hi()) {
+        (Endpoint::Finite(a), Endpoint::Finite(b)) => Some(Rational::from(a + b) / 2u32),
+        _ => None,
+    };
+    let (u, l) = (mid(upper)?, mid(lower)?);
+    (lower.lo() > &Endpoint::Finite(Rational::new()))
+        .then(|| (u / l).to_f64())
+        .filter(|r| r.is_finite())
 }
 
 /// The upper end: the largest blanket divergence over the ordered pairs of inputs (pairs with

@@ -127,6 +127,79 @@ fn estimated_states(w: &[f64], n: usize, z: f64) -> f64 {
         .product()
 }
 
+/// The splits `(c*, partner)` of `count` categories: one category is all users (J = m);
+/// otherwise every pair of distinct categories.
+fn all_splits(count: usize) -> Vec<(usize, usize)> {
+    if count == 1 {
+        return vec![(0, 0)];
+    }
+    (0..count)
+        .flat_map(|i| (i + 1..count).map(move |j| (i, j)))
+        .collect()
+}
+
+/// Estimated values a sum stores with `split`, for categories of weights `w` and `m` users on
+/// windows `z` standard deviations wide: the outer multinomial's states (never more than its
+/// whole simplex) and the inner binomial's prefix and suffix sums.
+fn stored_values(w: &[f64], split: (usize, usize), m: usize, z: f64) -> f64 {
+    let (i, j) = split;
+    let rest = if i == j { w[i] } else { w[i] + w[j] };
+    let outer: Vec<f64> = std::iter::once(rest)
+        .chain((0..w.len()).filter(|c| *c != i && *c != j).map(|c| w[c]))
+        .collect();
+    let q = w[i] / rest;
+    let simplex = crate::exact::histogram::histogram_count(m as u64, outer.len())
+        .map_or(f64::INFINITY, |c| c as f64);
+    3.0 * estimated_states(&outer, m, z).min(simplex)
+        + 5.0 * window_width(outer[0], m, z) * window_width(q, m, z)
+}
+
+/// The split that stores the fewest values, and how many.
+fn cheapest_split(w: &[f64], m: usize, z: f64) -> ((usize, usize), f64) {
+    all_splits(w.len())
+        .into_iter()
+        .map(|split| (split, stored_values(w, split, m, z)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("a randomizer has at least one output")
+}
+
+/// Seconds per estimated stored value of a blanket sum with f64 intervals (release builds on 2
+/// cores: the building alone takes 0.8–1.7·10⁻⁷ s, whole `bounds` runs with their evaluations
+/// and refinements about 3.5·10⁻⁷ s); other backends scale with their value size.
+const SECONDS_PER_BLANKET_VALUE: f64 = 4e-7;
+
+/// The estimated time of a sum storing `stored` values in backend `S`.
+fn seconds_for<S: Scalar>(stored: f64, m: usize, ctx: &S::Ctx) -> f64 {
+    let scale = (S::estimated_bytes(m, ctx) as f64 / 16.0).max(1.0);
+    stored * SECONDS_PER_BLANKET_VALUE * scale
+}
+
+/// The estimated time of [`BlanketSum::build`] for these classes in backend `S`, before any of
+/// it is built (a time guard's estimate).
+pub fn estimated_seconds<S: Scalar>(
+    classes: &[Class],
+    gamma: &Rational,
+    n: u64,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> f64 {
+    let m = n as usize;
+    let mut w: Vec<f64> = classes.iter().map(|c| c.mass.to_f64()).collect();
+    let outside = Rational::from(1 - gamma);
+    if outside > 0 {
+        w.push(outside.to_f64());
+    }
+    let tau = if options.truncate && !S::EXACT {
+        options.truncation_bits.or_else(|| S::truncation_bits(ctx))
+    } else {
+        None
+    };
+    let z = tau.map_or(f64::INFINITY, |b| {
+        (2.0 * f64::from(b) * std::f64::consts::LN_2).sqrt()
+    });
+    seconds_for::<S>(cheapest_split(&w, m, z).1, m, ctx)
+}
+
 /// One state of the outer enumeration: its multinomial weight and the partial sums
 /// `a = Σ_{c ≠ c*} N_c u_c`, `b = Σ_{c ≠ c*} N_c v_c`.
 #[derive(Clone, Debug)]
@@ -522,14 +595,6 @@ impl<S: Scalar> BlanketSum<S> {
                 None => coefficient(&categories[c].mass),
             }
         };
-        // With one category every user is in it (J = m); else a pair of distinct categories.
-        let splits: Vec<(usize, usize)> = if categories.len() == 1 {
-            vec![(0, 0)]
-        } else {
-            (0..categories.len())
-                .flat_map(|i| (i + 1..categories.len()).map(move |j| (i, j)))
-                .collect()
-        };
         // Outer categories of a split: 0 = the rest (c* and its partner), then the others.
         let outer_weights = |(i, j): (usize, usize)| -> Vec<S> {
             let rest = if i == j {
@@ -545,29 +610,31 @@ impl<S: Scalar> BlanketSum<S> {
                 )
                 .collect()
         };
-        let values_stored = |split: (usize, usize)| -> f64 {
-            let w: Vec<f64> = outer_weights(split).iter().map(S::approx_f64).collect();
-            let q = weight_of(split.0).approx_f64() / w[0];
-            // Never more than the whole simplex of outer counts.
-            let simplex = crate::exact::histogram::histogram_count(n, w.len())
-                .map_or(f64::INFINITY, |c| c as f64);
-            3.0 * estimated_states(&w, m, z).min(simplex)
-                + 5.0 * window_width(w[0], m, z) * window_width(q, m, z)
+        let weights: Vec<f64> = (0..categories.len())
+            .map(|c| weight_of(c).approx_f64())
+            .collect();
+        let (split, stored) = match split {
+            Some(split) => (split, stored_values(&weights, split, m, z)),
+            None => cheapest_split(&weights, m, z),
         };
-        let split = split.unwrap_or_else(|| {
-            *splits
-                .iter()
-                .min_by(|a, b| values_stored(**a).total_cmp(&values_stored(**b)))
-                .expect("a randomizer has at least one output")
-        });
-        let bytes = values_stored(split) * S::estimated_bytes(m, ctx) as f64;
+        let bytes = stored * S::estimated_bytes(m, ctx) as f64;
         if bytes > options.memory_limit as f64 {
             return Err(Error::TooLarge(format!(
                 "the blanket sum over {} output classes at n = {n} would hold about {:.2e} values ({:.3} GiB), over the {:.3} GiB limit (raise --max-memory-gib or use a smaller n)",
                 classes.len(),
-                values_stored(split),
+                stored,
                 bytes / (1u64 << 30) as f64,
                 options.memory_limit as f64 / (1u64 << 30) as f64
+            )));
+        }
+        let seconds = seconds_for::<S>(stored, m, ctx);
+        if seconds > options.time_limit_seconds {
+            return Err(Error::TooLarge(format!(
+                "the blanket sum over {} output classes at n = {n} would hold about {stored:.2e} values, an estimated {} with the {} backend, over --max-seconds {} (raise it or use a smaller n)",
+                classes.len(),
+                crate::exact::pair::duration_text(seconds),
+                S::BACKEND,
+                crate::exact::pair::duration_text(options.time_limit_seconds)
             )));
         }
         let (inner, partner) = (&categories[split.0], &categories[split.1]);

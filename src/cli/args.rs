@@ -16,13 +16,15 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
-    /// Print every enclosure as [lo, hi] in full (text reports; by default the digits both ends
-    /// share are printed once, as in 0.10537258[61, 62]).
+    /// Print every enclosure as [lo, hi] in full, with every digit its width needs (text
+    /// reports; by default the digits both ends share are printed once, as in
+    /// 0.10537258[61, 62], at most 20 significant digits, and tables keep to 6).
     #[arg(long, global = true)]
     pub wide: bool,
 
-    /// Print at most this many significant digits per enclosure in text reports (rounded
-    /// outward, so still certified; JSON and certificates keep every digit).
+    /// Print this many significant digits per enclosure in text reports, tables included, at
+    /// most what the width needs (rounded outward, so still certified; JSON and certificates
+    /// keep every digit).
     #[arg(long, global = true, value_name = "N")]
     pub digits: Option<String>,
 
@@ -92,7 +94,6 @@ pub enum Command {
     /// below, and the shuffle index χ.
     #[command(
         override_usage = "shufflecert bounds -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D) [OPTIONS]",
-        mut_arg("certificate", |a| a.hide(true)),
         mut_arg("engine", |a| a.hide(true))
     )]
     Bounds(BoundsArgs),

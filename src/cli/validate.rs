@@ -120,10 +120,13 @@ pub fn binary_mechanism(spec: &str, command: &str, instead: &str) -> Result<Mech
     // once, not after building a million rows).
     let (name, domain) = match crate::mechanism::randomizer::family_inputs(spec)? {
         Some(2) => return load_mechanism(spec),
-        Some(count) => (
-            spec.to_string(),
-            format!("{count} inputs {{0, 1, …, {}}}", count.saturating_sub(1)),
-        ),
+        Some(count) => {
+            let labels = match count {
+                3 => "0, 1, 2".to_string(),
+                _ => format!("0, 1, …, {}", count - 1),
+            };
+            (spec.to_string(), format!("{count} inputs {{{labels}}}"))
+        }
         None => {
             let randomizer = load_randomizer(spec)?;
             if randomizer.input_count() <= 2 {

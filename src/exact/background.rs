@@ -169,6 +169,7 @@ pub fn background_pair<S: Scalar>(
         index_bytes: states.saturating_mul(4 * (d as u64 - 2) + 16 * d as u64),
     };
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
+    check_time::<S>(&groups, &plan, n, tau, options, ctx)?;
     let mut common: Option<WindowedLaw<S>> = None;
     for (count, row) in &groups {
         let count = *count as usize;
@@ -179,6 +180,52 @@ pub fn background_pair<S: Scalar>(
     }
     let common = common.unwrap_or_else(|| WindowedLaw::empty(d, ctx));
     Ok(pair(&common, &channel, ctx))
+}
+
+/// Seconds per estimated product of a background's steps with f64 intervals (whole runs,
+/// release build, 2 cores: 1.5·10⁻⁹ s at n = 3001 and 10001, the estimate being an upper
+/// count); other backends scale with their value size.
+const SECONDS_PER_STEP_PRODUCT: f64 = 1.8e-9;
+
+/// Refuses, with the estimate, a background whose common law would take longer than
+/// `--max-seconds` to build.  After the largest group, each group of `c` users costs at most
+/// `c · states · d` products added user by user (`states` the final window's), or one
+/// convolution of its block's window with the law's when that is cheaper.
+fn check_time<S: Scalar>(
+    groups: &[(u64, Vec<S>)],
+    plan: &Plan,
+    n: usize,
+    tau: Option<u32>,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    let states = plan.states as f64;
+    let d = groups.first().map_or(1, |(_, row)| row.len()) as f64;
+    let mut products = 0.0;
+    for (count, row) in groups.iter().skip(1) {
+        let steps = *count as f64 * states * d;
+        let block = match tau {
+            Some(bits) => {
+                let row: Vec<f64> = row.iter().map(S::approx_f64).collect();
+                window_states_of(&[row], *count as usize, bits) as f64 * states
+            }
+            None => f64::INFINITY,
+        };
+        products += steps.min(block);
+    }
+    let scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
+    let seconds = products * SECONDS_PER_STEP_PRODUCT * scale;
+    if seconds > options.time_limit_seconds {
+        return Err(Error::TooLarge(format!(
+            "the background's law would take about {:.2e} products over {} histogram states, an estimated {} with the {} backend, over --max-seconds {} (raise it or use a smaller n)",
+            products,
+            plan.states,
+            super::pair::duration_text(seconds),
+            S::BACKEND,
+            super::pair::duration_text(options.time_limit_seconds)
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -614,3 +614,67 @@ fn genuine_edge_certificates_verify() {
     }
     assert_eq!(verify(&file).0, 0);
 }
+
+/// The labels a report derives from its certified values are checked too: `resolved` flags,
+/// the range's ratio, the copy of the e^ε0 bracket, and the version a kind needs.
+#[test]
+fn derived_labels_are_checked() {
+    let args = [
+        "delta",
+        "-m",
+        THREE,
+        "--n",
+        "8",
+        "--background",
+        "low=3,mid=4",
+        "--switch",
+        "low:high",
+        "--eps",
+        "0.3",
+    ];
+    let (_, cert) = certify(&args, "labels-background.json");
+    let cases: Vec<Case> = vec![
+        (
+            "resolved",
+            Box::new(|c| {
+                let flag = c["report"]["results"][0]["delta_qp"]["resolved"]
+                    .as_bool()
+                    .unwrap();
+                c["report"]["results"][0]["delta_qp"]["resolved"] = json!(!flag);
+            }),
+            "report.results.0.delta_qp.resolved",
+        ),
+        (
+            "version-1",
+            Box::new(|c| {
+                c["schema"] = json!("shufflecert/certificate/v1");
+                c["tool"]["version"] = json!("0.1.9");
+            }),
+            "which never wrote a background pair",
+        ),
+    ];
+    reject_all(&cert, "labels-background", cases);
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=3,eps0=1",
+        "--n",
+        "8",
+        "--eps",
+        "0.5",
+    ];
+    let (_, cert) = certify(&args, "labels-bounds.json");
+    let cases: Vec<Case> = vec![
+        (
+            "ratio",
+            Box::new(|c| c["report"]["results"][0]["ratio_upper_over_lower"] = json!(1.0)),
+            "results.0.ratio_upper_over_lower",
+        ),
+        (
+            "bracket",
+            Box::new(|c| c["report"]["exp_eps0_bracket"][0] = json!("2")),
+            "report.exp_eps0_bracket",
+        ),
+    ];
+    reject_all(&cert, "labels-bounds", cases);
+}

@@ -81,6 +81,9 @@ pub(super) fn verify_bounds(
     // The rational randomizers the pairs (a_hi) and the triples (a_lo) are summed on.
     let bracket = r.rational_bracket(EXP_EPS0_BRACKET_BITS)?;
     check_bracket(method, r, bracket.as_ref().map(|b| &b.exp_eps0), tally);
+    if report["exp_eps0_bracket"] != method["exp_eps0_bracket"] {
+        tally.problem("report.exp_eps0_bracket: not the bracket in method.exp_eps0_bracket");
+    }
     let (below, above) = match &bracket {
         Some(b) => (b.lower.clone(), b.upper.clone()),
         None => (r.clone(), r.clone()),
@@ -261,6 +264,14 @@ pub(super) fn verify_bounds(
         let lower_field = format!("results.{i}.lower.value");
         let lower = enclosure_at(&row["lower"]["value"], &lower_field)?;
         tally.certified(&lower_field, lower.clone(), true);
+        let ratio = crate::bounds::range::upper_over_lower(&lower, &upper);
+        if row["ratio_upper_over_lower"].as_f64() != ratio {
+            tally.problem(format!(
+                "results.{i}.ratio_upper_over_lower: records {}, but the ends give {}",
+                row["ratio_upper_over_lower"],
+                ratio.map_or("none".into(), |r| r.to_string())
+            ));
+        }
         let (x1, x1p) = (
             name(&row["lower"]["x1"], &format!("results.{i}.lower.x1"))?,
             name(

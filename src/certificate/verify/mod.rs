@@ -237,6 +237,8 @@ pub fn verify(text: &str) -> Result<Verification> {
         text: cert["mechanism"]["text"].as_str().map(str::to_string),
     };
     let meaning = super::family_meaning(&cert);
+    check_version(&cert, &command, schema, meaning, &mut tally);
+    check_resolved_flags(&cert["report"], "report", &cert["settings"], &mut tally);
     if schema == Schema::V2 && !cert["experiment"].is_null() {
         verify_experiment(&cert, &command, &mut tally)?;
         return Ok(tally.finish(&command));
@@ -331,6 +333,77 @@ pub fn verify(text: &str) -> Result<Verification> {
         }
     }
     Ok(tally.finish(&command))
+}
+
+/// Kinds that only version 2 describes (and only 0.2.0 writes) must say so: relabelled as
+/// version 1 or as written by 0.1.x, a verifier of that version would pass what it does not
+/// check.
+fn check_version(
+    cert: &Value,
+    command: &str,
+    schema: Schema,
+    meaning: crate::mechanism::FamilyMeaning,
+    tally: &mut Tally,
+) {
+    let report = &cert["report"];
+    let kind = if !cert["experiment"].is_null() {
+        Some("a limit experiment's pair")
+    } else if command == "bounds" {
+        Some("a bounds range")
+    } else if !report["background"].is_null() {
+        Some("a background pair")
+    } else if !report["tv_ball"].is_null() {
+        Some("a TV ball")
+    } else {
+        None
+    };
+    let Some(kind) = kind else { return };
+    if schema == Schema::V1 {
+        tally.problem(format!(
+            "schema: names version 1, which does not describe {kind} (version 2 does)"
+        ));
+    }
+    if meaning == crate::mechanism::FamilyMeaning::Legacy {
+        tally.problem(format!(
+            "tool.version: {}, which never wrote {kind}",
+            cert["tool"]["version"]
+        ));
+    }
+}
+
+/// Every `{lo, hi, resolved}` in the report: `resolved` must be what the enclosure is at the
+/// certificate's `--rel-width` (its escalation target), so that no unresolved value is passed
+/// off as resolved, nor the reverse.
+fn check_resolved_flags(v: &Value, path: &str, settings: &Value, tally: &mut Tally) {
+    let rel = settings["escalate_above"]
+        .as_str()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(crate::query::DEFAULT_REL_WIDTH);
+    match v {
+        Value::Object(map) => {
+            if let (Some(flag), true, true) = (
+                map.get("resolved").and_then(Value::as_bool),
+                map.contains_key("lo"),
+                map.contains_key("hi"),
+            ) && let Ok(e) = enclosure_at(v, path)
+                && e.resolved(rel) != flag
+            {
+                tally.problem(format!(
+                    "{path}.resolved: says {flag}, but the enclosure {e} is {}resolved at relative width {rel:e}",
+                    if flag { "not " } else { "" }
+                ));
+            }
+            for (key, child) in map {
+                check_resolved_flags(child, &format!("{path}.{key}"), settings, tally);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                check_resolved_flags(child, &format!("{path}.{i}"), settings, tally);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A limit experiment's pair certificate: the experiment rebuilt from its specification as

@@ -5,10 +5,9 @@ use super::table;
 use crate::bounds::index::IndexValue;
 use crate::bounds::predict::IndexCheck;
 use crate::bounds::range::{Attained, BoundsQuery, RangeRow, Target};
-use crate::enclosure::{Enclosure, Endpoint, exact_string};
+use crate::enclosure::{Enclosure, exact_string};
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Profile;
-use rug::Rational;
 use serde_json::{Value, json};
 
 /// Everything `bounds` prints.
@@ -34,15 +33,7 @@ pub(super) fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &At
 
 /// `upper/lower` from the midpoints, when the lower bound is resolved away from 0.
 fn ratio(row: &RangeRow) -> Option<f64> {
-    // Exact midpoints: the values may lie far below the double range.
-    let mid = |e: &Enclosure| match (e.lo(), e.hi()) {
-        (Endpoint::Finite(a), Endpoint::Finite(b)) => Some(Rational::from(a + b) / 2u32),
-        _ => None,
-    };
-    let (u, l) = (mid(&row.upper.value)?, mid(&row.lower.value)?);
-    (row.lower.value.lo() > &Endpoint::Finite(Rational::new()))
-        .then(|| (u / l).to_f64())
-        .filter(|r| r.is_finite())
+    crate::bounds::range::upper_over_lower(&row.lower.value, &row.upper.value)
 }
 
 fn index_json(r: &crate::mechanism::randomizer::Randomizer, v: &IndexValue) -> Value {

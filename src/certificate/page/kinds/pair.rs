@@ -106,6 +106,9 @@ pub(super) fn delta(cert: &Value) -> Kind {
         if !exp.is_empty() {
             line.extend(["--exp-eps".into(), exp.join(",")]);
         }
+        if let Some(eta) = report["tv_ball"]["eta"].as_str() {
+            line.extend(["--tv-ball".into(), eta.to_string()]);
+        }
         reproduce.push(finish(line, cert));
     }
     Kind {
