@@ -120,6 +120,22 @@ pub(super) fn verify_bounds(
     // Recomputed sums by ordered pair (for the upper end's dominance check).
     let mut sums: Vec<((usize, usize), Vec<Enclosure>)> = Vec::new();
     let mut representatives: Vec<(usize, usize)> = Vec::new();
+    // For ε: e^(the upper end's ends), evaluated on each pair's recomputed sum in its pass.
+    let upper_witness = match &target {
+        Target::Epsilon(_) => witness_thresholds(&enclosure_at(
+            &results[0]["upper"]["value"],
+            "results.0.upper.value",
+        )?),
+        Target::Delta(_) => (None, None),
+    };
+    let extra: Vec<Rational> = upper_witness
+        .0
+        .iter()
+        .chain(&upper_witness.1)
+        .cloned()
+        .collect();
+    // Each representative pair's `[forward, reverse]` δ at those thresholds.
+    let mut at_upper_witness: Vec<((usize, usize), Vec<[Enclosure; 2]>)> = Vec::new();
     let upper_pairs = method["upper_pairs"]
         .as_array()
         .map_or(&[][..], Vec::as_slice);
@@ -135,7 +151,7 @@ pub(super) fn verify_bounds(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_above = on(&above);
-        let recomputed = check_record(tally, &field, &values, &target, depth, |t, d| {
+        let recomputed = check_record(tally, &field, &values, &target, depth, &extra, |t, d| {
             blanket_pair(
                 &BoundsQuery {
                     target: t,
@@ -181,10 +197,15 @@ pub(super) fn verify_bounds(
         }
         for (a, b) in members {
             covered[a.min(b)][a.max(b)] += 1;
-            let forward: Vec<Enclosure> = recomputed.iter().map(|[f, _]| f.clone()).collect();
-            let reverse: Vec<Enclosure> = recomputed.iter().map(|[_, r]| r.clone()).collect();
-            sums.push(((a, b), forward));
-            sums.push(((b, a), reverse));
+            if thresholds.is_some() {
+                let forward: Vec<Enclosure> = recomputed.iter().map(|[f, _]| f.clone()).collect();
+                let reverse: Vec<Enclosure> = recomputed.iter().map(|[_, r]| r.clone()).collect();
+                sums.push(((a, b), forward));
+                sums.push(((b, a), reverse));
+            }
+        }
+        if thresholds.is_none() {
+            at_upper_witness.push(((x1, x1p), recomputed));
         }
         representatives.push((x1, x1p));
     }
@@ -216,7 +237,7 @@ pub(super) fn verify_bounds(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_below = on(&below);
-        check_record(tally, &field, &values, &target, depth, |t, d| {
+        check_record(tally, &field, &values, &target, depth, &[], |t, d| {
             let q = BoundsQuery {
                 target: t,
                 ..deeper(&q_below, d)
@@ -325,10 +346,24 @@ pub(super) fn verify_bounds(
                         b,
                     )
                 };
+                // The values at e^lo and e^hi from each pair's pass (`extra` above).
+                let from_pass = |p: (usize, usize), which: usize| -> Option<[Enclosure; 2]> {
+                    at_upper_witness
+                        .iter()
+                        .find(|(q, _)| *q == p)
+                        .and_then(|(_, v)| v.get(which).cloned())
+                };
+                let hi_index = usize::from(c_lo.is_some());
                 if let Some(c) = &c_hi {
                     let mut every = true;
                     for &p in &representatives {
                         for side in 0..2 {
+                            let first = from_pass(p, hi_index).map(|v| v[side].clone());
+                            if let Some(v) = &first
+                                && witnessed(std::slice::from_ref(v), false, true, delta).1
+                            {
+                                continue;
+                            }
                             let (v, _) = witness_values(tally, depth, false, true, delta, |d| {
                                 Ok(vec![at(c, p, d)?[0][side].clone()])
                             })?;
@@ -344,10 +379,21 @@ pub(super) fn verify_bounds(
                     }
                 }
                 if let Some(c) = &c_lo {
-                    let (v, route) = witness_values(tally, depth, true, false, delta, |d| {
-                        Ok(vec![at(c, pair, d)?[0][0].clone()])
-                    })?;
-                    mark(tally, &upper_field, &v, true, false, delta, &route);
+                    let first = from_pass(pair, 0)
+                        .map(|v| v[0].clone())
+                        .or_else(|| from_pass((pair.1, pair.0), 0).map(|v| v[1].clone()));
+                    match first {
+                        Some(v) if witnessed(std::slice::from_ref(&v), true, false, delta).0 => {
+                            tally.lower_shown(&upper_field, &label);
+                        }
+                        _ => {
+                            let (v, route) =
+                                witness_values(tally, depth, true, false, delta, |d| {
+                                    Ok(vec![at(c, pair, d)?[0][0].clone()])
+                                })?;
+                            mark(tally, &upper_field, &v, true, false, delta, &route);
+                        }
+                    }
                 }
                 let (c_lo, c_hi) = witness_thresholds(&lower);
                 let t: Vec<Threshold> = c_lo
@@ -528,13 +574,15 @@ fn depth_for(v: &Enclosure) -> (u32, u32) {
 /// δ rows value by value, an ε row by δ at its witness thresholds.  Where that leaves an end
 /// unshown (a certified value narrower than the recomputation, as a tilted sum's can be), the
 /// record is recomputed once more at a finer depth before a problem is named.  Returns the
-/// recomputed δ values (none for ε).
+/// recomputed δ values; for ε, the values at the `extra` thresholds (e^ε of the range's ends,
+/// which the caller's checks need from the same sum).
 fn check_record(
     tally: &mut Tally,
     field: &str,
     values: &[[Enclosure; 2]],
     target: &Target,
     depth: Depth,
+    extra: &[Rational],
     recompute: impl Fn(Target, Depth) -> Result<Vec<[Enclosure; 2]>>,
 ) -> Result<Vec<[Enclosure; 2]>> {
     match target {
@@ -568,28 +616,58 @@ fn check_record(
             Ok(second)
         }
         Target::Epsilon(delta) => {
+            // Both sides' witness thresholds and the caller's `extra` ones, in one recomputation
+            // (one sum evaluated at each), once more finer if an end is not shown.
+            let sides = [0, 1].map(|side| witness_thresholds(&values[0][side]));
+            let mut thresholds: Vec<Rational> = Vec::new();
+            let mut spans = Vec::new();
+            for (lo, hi) in &sides {
+                let start = thresholds.len();
+                thresholds.extend(lo.iter().chain(hi).cloned());
+                spans.push(start..thresholds.len());
+            }
+            let base = thresholds.len();
+            thresholds.extend(extra.iter().cloned());
+            if thresholds.is_empty() {
+                return Ok(Vec::new());
+            }
+            let run = |d: Depth| {
+                recompute(
+                    Target::Delta(thresholds.iter().cloned().map(Threshold::ExpEps).collect()),
+                    d,
+                )
+            };
+            let shown = |all: &[[Enclosure; 2]]| {
+                (0..2).all(|side| {
+                    let v: Vec<Enclosure> = all[spans[side].clone()]
+                        .iter()
+                        .map(|p| p[side].clone())
+                        .collect();
+                    let (lo, hi) =
+                        witnessed(&v, sides[side].0.is_some(), sides[side].1.is_some(), delta);
+                    lo && hi
+                })
+            };
+            let mut all = run(depth)?;
+            let mut route = depth.label();
+            if !shown(&all) {
+                // δ at the witnesses lies near the target: resolve it relative to that.
+                let target_value = Enclosure::from_rationals(delta.clone(), delta.clone());
+                let finer = depth.finer(depth_for(&target_value).0, 64);
+                all = run(finer)?;
+                route = finer.label();
+                tally.route(route.clone());
+            }
             for side in 0..2 {
-                let (c_lo, c_hi) = witness_thresholds(&values[0][side]);
-                let t: Vec<Threshold> = c_lo
+                let v: Vec<Enclosure> = all[spans[side].clone()]
                     .iter()
-                    .chain(&c_hi)
-                    .cloned()
-                    .map(Threshold::ExpEps)
+                    .map(|p| p[side].clone())
                     .collect();
-                if t.is_empty() {
-                    continue;
-                }
-                let (v, route) =
-                    witness_values(tally, depth, c_lo.is_some(), c_hi.is_some(), delta, |d| {
-                        Ok(recompute(Target::Delta(t.clone()), d)?
-                            .into_iter()
-                            .map(|pair| pair[side].clone())
-                            .collect())
-                    })?;
+                let (c_lo, c_hi) = &sides[side];
                 let f = format!("{field}.values.0.{side}");
                 mark(tally, &f, &v, c_lo.is_some(), c_hi.is_some(), delta, &route);
             }
-            Ok(Vec::new())
+            Ok(all[base..].to_vec())
         }
     }
 }
