@@ -217,10 +217,13 @@ impl<'a> Subject<'a> {
                 Some(("mechanism", mechanism_json(self, exact(&|| r.to_json()))?))
             }
             Subject::Experiment(e) => {
-                let mut v = json!({ "given": e.name, "exact": exact(&|| e.to_json()) });
-                if let Some(text) = &e.file_text {
-                    v["text"] = json!(text);
-                }
+                // A file is given by its path (what the command line named), with its text.
+                let v = match &e.file {
+                    Some(f) => {
+                        json!({ "given": f.path, "text": f.text, "exact": exact(&|| e.to_json()) })
+                    }
+                    None => json!({ "given": e.name, "exact": exact(&|| e.to_json()) }),
+                };
                 Some(("experiment", v))
             }
             Subject::Sequence { given, text } => {

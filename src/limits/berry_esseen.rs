@@ -116,7 +116,7 @@ pub fn berry_esseen(
                     },
                     model: Model::Lattice(field),
                     parameters: json!({}),
-                    file_text: None,
+                    file: None,
                 },
                 backend,
                 escalate_above,

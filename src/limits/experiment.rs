@@ -51,9 +51,16 @@ pub struct LimitExperiment {
     pub model: Model,
     /// The parameters as given (exact strings), for reports.
     pub parameters: Value,
-    /// The text of the compound-Poisson file it was read from (`None` for a named kind), so
-    /// that a certificate records what was computed and not only a path.
-    pub file_text: Option<String>,
+    /// The compound-Poisson file it was read from (`None` for a named kind), so that a
+    /// certificate records what was computed and not only a path.
+    pub file: Option<ExperimentFile>,
+}
+
+/// A compound-Poisson experiment file: its path as given and its text.
+#[derive(Clone, Debug)]
+pub struct ExperimentFile {
+    pub path: String,
+    pub text: String,
 }
 
 /// Largest μ of the Gaussian shift (beyond it every curve is 1 − O(e^{−μ²/8}) in any
@@ -138,7 +145,7 @@ pub fn load_experiment(spec: &str) -> Result<LimitExperiment> {
         kind,
         model,
         parameters,
-        file_text: None,
+        file: None,
     };
     match kind {
         "poisson-shift" => {
@@ -264,7 +271,10 @@ pub fn compound_poisson_text(spec: &str, text: &str) -> Result<LimitExperiment> 
         kind: "compound-poisson",
         model: Model::Lattice(field),
         parameters,
-        file_text: Some(text.to_string()),
+        file: Some(ExperimentFile {
+            path: spec.to_string(),
+            text: text.to_string(),
+        }),
     })
 }
 

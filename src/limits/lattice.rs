@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::exact::binary::{WindowLaw, log_concave_window, upper_bound};
 use crate::exact::law::{Layout, Omission, PairLaw};
 use rug::{Integer, Rational};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// One jump of the compound-Poisson field: a lattice vector and the Poisson intensity of its
@@ -226,10 +226,12 @@ fn jump_field<S: Scalar>(
             .map(|(i, x)| (vec![lo + i as i64], x))
             .collect());
     }
-    let mut field: HashMap<Vec<i64>, S> = HashMap::from([(vec![0; dim], S::one(ctx))]);
+    // Ordered maps: the sums below then run in one order, and a certificate is reproducible
+    // to the last bit (a hash map's order changes from run to run).
+    let mut field: BTreeMap<Vec<i64>, S> = BTreeMap::from([(vec![0; dim], S::one(ctx))]);
     for (v, w) in jumps {
         check(field.len(), w.values.len())?;
-        let mut next: HashMap<Vec<i64>, S> = HashMap::with_capacity(field.len() * 2);
+        let mut next: BTreeMap<Vec<i64>, S> = BTreeMap::new();
         for (x, px) in &field {
             for (c, y) in w.values.iter().enumerate() {
                 let count = (w.start + c) as i64;

@@ -145,7 +145,7 @@ fn limit_curve(g: &Geometry, thresholds: &[Threshold]) -> Result<Vec<DeltaRow>> 
             kind: "compound-poisson",
             model: Model::Lattice(g.limit_pair()?),
             parameters: json!({}),
-            file_text: None,
+            file: None,
         },
         backend: Backend::Interval,
         escalate_above: Some(1e-9),

@@ -185,6 +185,10 @@ fn reconstructed_commands_reproduce_the_certificate() {
         "ternary-profile-n40.json",
         "binary-rr-eps1-profile-n2000.json",
         "k-rr-4-inputs-compare-n60.json",
+        "three-inputs-bounds-n8.json",
+        "three-inputs-background-n8.json",
+        "two-jumps-experiment-delta.json",
+        "binary-rr-eps1-tv-ball-n100.json",
     ] {
         let file = fixture(name);
         let cert = read(&file);
@@ -225,6 +229,32 @@ fn stable(cert: &Value) -> Value {
         c.as_object_mut().unwrap().remove(key);
     }
     c
+}
+
+#[test]
+fn bounds_pages_show_the_range_its_pairs_and_triples() {
+    let file = fixture("three-inputs-bounds-n8.json");
+    let cert = read(&file);
+    let html = page(&cert, &valid(&cert), &file);
+    for needle in [
+        "the certified range of δ_M(ε) over every dataset of n = 8 users",
+        "lower end (a concrete pair)",
+        "The upper end: 3 ordered pairs and their reverses summed",
+        "The lower end: 5 concrete pairs of datasets summed",
+        "one user switching low → high, the others holding low",
+        "χ_up (upper end's pair)",
+        "The certified range of δ_M(ε): the true worst case over every dataset",
+    ] {
+        assert!(html.contains(needle), "missing {needle:?}");
+    }
+    // The background pair is named by its datasets.
+    let file = fixture("three-inputs-background-n8.json");
+    let cert = read(&file);
+    let html = page(&cert, &valid(&cert), &file);
+    assert!(
+        html.contains("one user switches low → high, the others holding 3 × low, 4 × mid"),
+        "background pair words"
+    );
 }
 
 #[test]

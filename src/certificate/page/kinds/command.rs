@@ -14,12 +14,38 @@ pub(super) fn base_command(cert: &Value) -> Option<Vec<String>> {
     ])
 }
 
-/// `shufflecert COMMAND -m GIVEN --n N --k K` for a pair report.
+/// The command line of a pair report, without its thresholds: `shufflecert COMMAND -m GIVEN
+/// --n N --k K`, `… --n N --background x=c,… --switch a:b` for a background pair, or
+/// `shufflecert COMMAND --experiment GIVEN` for a limit experiment's.
 pub(super) fn pair_command(cert: &Value) -> Option<Vec<String>> {
     let report = &cert["report"];
-    let (n, k) = (report["n"].as_u64()?, report["k"].as_u64()?);
+    if let Some(given) = cert["experiment"]["given"].as_str() {
+        let command = cert["command"].as_str()?;
+        return Some(vec![
+            "shufflecert".into(),
+            command.into(),
+            "--experiment".into(),
+            given.into(),
+        ]);
+    }
+    let n = report["n"].as_u64()?;
     let mut line = base_command(cert)?;
-    line.extend(["--n".into(), n.to_string(), "--k".into(), k.to_string()]);
+    line.extend(["--n".into(), n.to_string()]);
+    if let Some(groups) = report["background"].as_array() {
+        let counts: Vec<String> = groups
+            .iter()
+            .map(|g| format!("{}={}", text(&g["input"]), text(&g["count"])))
+            .collect();
+        let switch = &report["switch"];
+        line.extend([
+            "--background".into(),
+            counts.join(","),
+            "--switch".into(),
+            format!("{}:{}", text(&switch["x1"]), text(&switch["x1_prime"])),
+        ]);
+        return Some(line);
+    }
+    line.extend(["--k".into(), report["k"].as_u64()?.to_string()]);
     Some(line)
 }
 

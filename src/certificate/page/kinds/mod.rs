@@ -4,6 +4,7 @@
 //! certificate that verifies invalid is still drawn).
 
 mod audit;
+mod bounds;
 mod command;
 mod compare;
 mod pair;
@@ -36,6 +37,7 @@ pub fn describe(cert: &Value, reproduced: &str) -> Kind {
         "profile" => profile::profile(cert),
         "audit" => audit::audit(cert),
         "compare" => compare::compare(cert),
+        "bounds" => bounds::bounds(cert),
         other => Kind {
             summary: format!("a {other} certificate (shown generically)"),
             ..Kind::default()
@@ -73,6 +75,26 @@ fn name(key: &str) -> String {
 
 /// The pair a report is about, in words.
 fn pair_words(report: &Value) -> String {
+    if let Some(groups) = report["background"].as_array() {
+        let others: Vec<String> = groups
+            .iter()
+            .map(|g| format!("{} × {}", text(&g["count"]), text(&g["input"])))
+            .collect();
+        return format!(
+            "the neighbouring pair of n = {} users in which one user switches {} → {}, the others holding {}",
+            text(&report["n"]),
+            text(&report["switch"]["x1"]),
+            text(&report["switch"]["x1_prime"]),
+            others.join(", ")
+        );
+    }
+    if report["experiment"].is_object() {
+        return format!(
+            "the limit experiment {} ({})",
+            text(&report["experiment"]["name"]),
+            text(&report["pair"])
+        );
+    }
     match (report["n"].as_u64(), report["k"].as_u64()) {
         (Some(n), Some(k)) => format!(
             "the neighbouring pair P = T_{{n,k}}, Q = T_{{n,k+1}} with n = {n} users, k = {k}"
