@@ -54,6 +54,21 @@ use inari::Interval;
 use rug::Rational;
 use std::sync::Mutex;
 
+/// What a profile over `k ∈ [a, b]` of n users answers, in words: the mechanism's guarantee
+/// only when it covers every k.
+pub fn scope_text(n: u64, (a, b): (u64, u64)) -> String {
+    if (a, b) != (0, n - 1) {
+        format!(
+            "PARTIAL profile: only k in {a}..{b} was scanned; this is not the mechanism's guarantee"
+        )
+    } else {
+        format!(
+            "mechanism-wide: all k in 0..{} (every neighbouring pair, both orders)",
+            n - 1
+        )
+    }
+}
+
 /// A quantity whose worst case over every composition k (both directions, or both orders) the
 /// profile certifies.
 #[derive(Clone, Debug)]

@@ -168,9 +168,16 @@ fn cheapest_split(w: &[f64], m: usize, z: f64) -> ((usize, usize), f64) {
 /// and refinements about 3.5·10⁻⁷ s); other backends scale with their value size.
 const SECONDS_PER_BLANKET_VALUE: f64 = 4e-7;
 
+/// How many times an f64-interval operation an MPFR one costs at least (measured on `bounds`
+/// at 128 and 256 bits: 12–16×; beyond, the value size sets it).
+const MPFR_OVER_INTERVAL: f64 = 12.0;
+
 /// The estimated time of a sum storing `stored` values in backend `S`.
 fn seconds_for<S: Scalar>(stored: f64, m: usize, ctx: &S::Ctx) -> f64 {
-    let scale = (S::estimated_bytes(m, ctx) as f64 / 16.0).max(1.0);
+    let mut scale = (S::estimated_bytes(m, ctx) as f64 / 16.0).max(1.0);
+    if S::BACKEND == "mpfr" {
+        scale = scale.max(MPFR_OVER_INTERVAL);
+    }
     stored * SECONDS_PER_BLANKET_VALUE * scale
 }
 

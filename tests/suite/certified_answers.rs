@@ -678,3 +678,88 @@ fn derived_labels_are_checked() {
     ];
     reject_all(&cert, "labels-bounds", cases);
 }
+
+/// Review findings: a range's ε is not held to [0, 1] (only δ is); a profile's labels and scope
+/// are bound to its proof; `bounds`' exact profile must be of the range's own n and target.
+#[test]
+fn labels_and_scope_are_bound_to_the_proof() {
+    let v = cli_json(&[
+        "bounds",
+        "-m",
+        "binary-rr:eps0=2",
+        "--n",
+        "100",
+        "--delta",
+        "1e-6",
+    ]);
+    let lower = enclosure(&v["results"][0]["lower"]["value"]);
+    assert!(
+        lower.lo() > &shufflecert::enclosure::Endpoint::Finite((3, 2).into()),
+        "{lower}"
+    );
+
+    let profile = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "40",
+        "--delta",
+        "1e-3",
+    ];
+    let (_, cert) = certify(&profile, "labels-profile.json");
+    let cases: Vec<Case> = vec![(
+        "relabelled-delta",
+        Box::new(|c| {
+            c["report"]["eps_results"][0]["delta"] = json!("1e-6");
+            c["report"]["delta"] = json!("1e-6");
+        }),
+        "report.eps_results.0.delta",
+    )];
+    reject_all(&cert, "labels-profile", cases);
+    let shard = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "40",
+        "--delta",
+        "1e-3",
+        "--k-range",
+        "10..29",
+    ];
+    let (_, cert) = certify(&shard, "labels-shard.json");
+    let cases: Vec<Case> = vec![(
+        "shard-as-whole",
+        Box::new(|c| {
+            c["report"]["partial"] = json!(false);
+            c["report"]["scope"] =
+                json!("mechanism-wide: all k in 0..39 (every neighbouring pair, both orders)");
+        }),
+        "report.partial",
+    )];
+    reject_all(&cert, "labels-shard", cases);
+
+    // A bounds certificate carrying the exact profile of another n.
+    let (_, other) = certify(&profile, "labels-other-profile.json");
+    let args = [
+        "bounds",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "20",
+        "--delta",
+        "1e-3",
+    ];
+    let (_, cert) = certify(&args, "labels-bounds-profile.json");
+    let cases: Vec<Case> = vec![(
+        "profile-of-another-n",
+        Box::new(move |c| {
+            c["method"]["binary_profile"]["report"] = other["report"].clone();
+            c["method"]["binary_profile"]["method"] = other["method"].clone();
+            c["report"]["binary_profile"] = json!([other["report"]["eps_profile"].clone()]);
+        }),
+        "method.binary_profile: covers n = 40",
+    )];
+    reject_all(&cert, "labels-bounds-profile", cases);
+}

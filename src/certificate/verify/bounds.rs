@@ -17,6 +17,7 @@ use crate::certificate::Settings;
 use crate::enclosure::{Enclosure, Endpoint, Tri, exact_string, parse_rational};
 use crate::error::{Error, Result};
 use crate::mechanism::randomizer::Randomizer;
+use crate::profile::Quantity;
 use crate::query::{Backend, Threshold};
 use num_rational::BigRational;
 use rug::Rational;
@@ -456,7 +457,22 @@ pub(super) fn verify_bounds(
             finer: precision,
         };
         let mechanism = r.pair(0, 1)?;
-        verify_profile(&proof, &mechanism, settings, tally)?;
+        let verified = verify_profile(&proof, &mechanism, settings, tally)?;
+        // The proof must be of this n, every k, and the range's own thresholds or δ.
+        let wanted: Vec<Quantity> = match &target {
+            Target::Delta(t) => t.iter().cloned().map(Quantity::Delta).collect(),
+            Target::Epsilon(d) => vec![Quantity::Epsilon(d.clone())],
+        };
+        let as_json = |q: &[Quantity]| q.iter().map(Quantity::to_json).collect::<Vec<_>>();
+        if verified.n != n || verified.k_range != (0, n - 1) {
+            tally.problem(format!(
+                "method.binary_profile: covers n = {}, k in {:?}, not every k of n = {n}",
+                verified.n, verified.k_range
+            ));
+        }
+        if as_json(&verified.quantities) != as_json(&wanted) {
+            tally.problem("method.binary_profile: profiles other quantities than the range's");
+        }
     } else if k == 2 {
         tally.problem("method.binary_profile: binary inputs, but no exact profile");
     }

@@ -16,7 +16,7 @@ use crate::progress::Stage;
 use crate::query::{Backend, Threshold};
 use rayon::prelude::*;
 use rug::Rational;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// A profile's report and proof, and where they sit in the certificate.
@@ -77,6 +77,7 @@ pub fn verify_profile(
     // closed ranges that their node pairs bear out.
     let rows = profile_rows(prefix, report, &quantities)?;
     check_top_level_row(prefix, report, tally);
+    check_labels(prefix, report, &quantities, n, (a, b), tally);
     for (field, value, _) in &rows {
         tally.certified(field, value.clone(), true);
     }
@@ -866,6 +867,62 @@ fn closures_hold(
         }
     }
     Ok(held)
+}
+
+/// The labels of the rows (the ε, δ or order each answers) must be the proof's quantities, in
+/// order, and the scope what its range of k covers: a relabelled row or a shard passed off as
+/// mechanism-wide is not the certified answer.
+fn check_labels(
+    prefix: &str,
+    report: &Value,
+    quantities: &[Quantity],
+    n: u64,
+    k_range: (u64, u64),
+    tally: &mut Tally,
+) {
+    let (mut d, mut e, mut r) = (0, 0, 0);
+    for q in quantities {
+        let (field, got, wanted) = match q {
+            Quantity::Delta(t) => {
+                d += 1;
+                (
+                    format!("results.{}.eps", d - 1),
+                    &report["results"][d - 1]["eps"],
+                    json!(t.eps_text()),
+                )
+            }
+            Quantity::Epsilon(delta) => {
+                e += 1;
+                (
+                    format!("eps_results.{}.delta", e - 1),
+                    &report["eps_results"][e - 1]["delta"],
+                    json!(crate::enclosure::exact_string(delta)),
+                )
+            }
+            Quantity::Renyi(alpha) => {
+                r += 1;
+                (
+                    format!("renyi_profile.{}.order", r - 1),
+                    &report["renyi_profile"][r - 1]["order"],
+                    json!(crate::enclosure::exact_string(alpha)),
+                )
+            }
+        };
+        if *got != wanted {
+            tally.problem(format!(
+                "{prefix}report.{field}: says {got}, but the proof is of {wanted}"
+            ));
+        }
+    }
+    let partial = k_range != (0, n - 1);
+    if report["partial"] != json!(partial)
+        || report["scope"] != json!(crate::profile::scope_text(n, k_range))
+    {
+        tally.problem(format!(
+            "{prefix}report.partial: the scope is not what k in {}..{} of n = {n} covers",
+            k_range.0, k_range.1
+        ));
+    }
 }
 
 /// A report with one target δ repeats that row's keys at its top level (as `profile --json`

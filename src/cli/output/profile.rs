@@ -13,17 +13,7 @@ fn argmax_text(row: &ProfileRow) -> String {
 }
 
 fn scope_text(query: &ProfileQuery, p: &Profile) -> String {
-    if p.partial {
-        format!(
-            "PARTIAL profile: only k in {}..{} was scanned; this is not the mechanism's guarantee",
-            p.k_range.0, p.k_range.1
-        )
-    } else {
-        format!(
-            "mechanism-wide: all k in 0..{} (every neighbouring pair, both orders)",
-            query.n - 1
-        )
-    }
+    crate::profile::scope_text(query.n, p.k_range)
 }
 
 /// The JSON of a profile's rows: `results` (δ at each ε), `delta`/`eps_profile`/`argmax_k`
