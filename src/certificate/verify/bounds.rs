@@ -202,7 +202,7 @@ pub(super) fn verify_range(
             .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)))
             && reference::blanket_states(n, d).is_some_and(|c| c <= REFERENCE_STATES)
     };
-    let thresholds = match &target {
+    let thresholds = match target {
         Target::Delta(t) => Some(t.clone()),
         Target::Epsilon(_) => None,
     };
@@ -229,7 +229,7 @@ pub(super) fn verify_range(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_above = on(&above);
-        let recomputed = check_record(tally, &field, &values, &target, depth, |t, d| {
+        let recomputed = check_record(tally, &field, &values, target, depth, |t, d| {
             blanket_pair(
                 &BoundsQuery {
                     target: t,
@@ -310,7 +310,7 @@ pub(super) fn verify_range(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_below = on(&below);
-        check_record(tally, &field, &values, &target, depth, |t, d| {
+        check_record(tally, &field, &values, target, depth, |t, d| {
             let q = BoundsQuery {
                 target: t,
                 ..deeper(&q_below, d)
@@ -377,7 +377,7 @@ pub(super) fn verify_range(
             Value::Null if n == 1 => x1,
             b => name(b, &format!("{rp}{i}.lower.background"))?,
         };
-        match &target {
+        match target {
             Target::Delta(_) => {
                 match sums.iter().find(|(p, _)| *p == pair) {
                     Some((_, v)) => tally.recomputed(&upper_field, &v[i], &label),
