@@ -14,11 +14,17 @@
 //! Upper claims with `0 < δ < 1` also get the certified range of `ε_M(δ)`.  Claims restricted to
 //! one pair (`k`) and Rényi claims need the binary-input profile and are refused, naming the
 //! line.
+//!
+//! Every range is kept with the sums behind it ([`AuditedRange`]): `--certificate` writes them
+//! down, and `verify` re-derives each range, then each verdict from the verified ends
+//! (`certificate::verify::range_audit`).
 
 use super::claim_side;
 use super::claims::{Claim, ClaimKind};
 use super::verdict::{Verdict, judge};
-use crate::bounds::range::{BoundsQuery, RangeRow, Target, bounds};
+use crate::bounds::range::{
+    BoundsQuery, RangeProof, RangeRow, Target, bounds_with_proof, check_time,
+};
 use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
@@ -61,20 +67,49 @@ impl RangeReport {
     }
 }
 
-/// Refuses what the range cannot decide: pair claims and Rényi claims.
-fn check_claims(q: &RangeAuditQuery) -> Result<()> {
-    let inputs = q.randomizer.input_count();
-    for c in &q.claims {
+/// What a range audit judges against, as its report and certificate state it.
+pub const JUDGED_AGAINST: &str = "the certified range lower <= delta_M(eps) <= upper of `bounds` (blanket divergence above, concrete neighbouring pairs below)";
+
+/// One `bounds` range an audit computed: at n, δ at every claimed ε of n (or ε at a claimed δ),
+/// with every sum behind it (what a certificate records and `verify` re-derives).
+#[derive(Clone, Debug)]
+pub struct AuditedRange {
+    pub n: u64,
+    pub target: Target,
+    pub rows: Vec<RangeRow>,
+    pub proof: RangeProof,
+}
+
+/// A range audit: the verdicts, and the ranges they were judged on.
+#[derive(Clone, Debug)]
+pub struct RangeAudit {
+    pub reports: Vec<RangeReport>,
+    pub ranges: Vec<AuditedRange>,
+}
+
+/// Whether an upper claim also gets the range of `ε_M` at its δ (`0 < δ < 1`).
+pub fn wants_eps_range(c: &Claim) -> Option<&Rational> {
+    match (&c.kind, &c.delta) {
+        (ClaimKind::Upper, Some(d)) if *d > 0 && *d < 1 => Some(d),
+        _ => None,
+    }
+}
+
+/// Refuses what the range cannot decide: pair claims and Rényi claims (`path` names the
+/// claims file).
+pub fn check_claims(randomizer: &Randomizer, claims: &[Claim], path: &str) -> Result<()> {
+    let inputs = randomizer.input_count();
+    for c in claims {
         let column = match (&c.kind, c.k) {
             (_, Some(_)) => "k",
             (ClaimKind::Rdp { .. }, _) => "kind",
             _ => continue,
         };
         return Err(Error::Argument {
-            field: format!("{}: line {}, column {column}", q.path, c.line),
+            field: format!("{path}: line {}, column {column}", c.line),
             message: format!(
                 "{} has {inputs} inputs: only mechanism-wide (ε, δ) claims (kind upper or lower, no k) are judged against its certified range; pair and Rényi claims need a binary-input mechanism",
-                q.randomizer.name
+                randomizer.name
             ),
         });
     }
@@ -82,17 +117,27 @@ fn check_claims(q: &RangeAuditQuery) -> Result<()> {
 }
 
 /// Runs the audit: one `bounds` range per n at every claimed ε, and one per claimed δ.
-pub fn audit_range(q: &RangeAuditQuery) -> Result<Vec<RangeReport>> {
-    check_claims(q)?;
-    let bounds_at = |n: u64, target: Target| -> Result<Vec<RangeRow>> {
-        bounds(&BoundsQuery {
+pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
+    check_claims(&q.randomizer, &q.claims, &q.path)?;
+    let mut ranges: Vec<AuditedRange> = Vec::new();
+    let mut bounds_at = |n: u64, target: Target| -> Result<Vec<RangeRow>> {
+        let query = BoundsQuery {
             randomizer: q.randomizer.clone(),
             n,
-            target,
+            target: target.clone(),
             options: q.options.clone(),
             backend: q.backend,
             escalate_above: q.escalate_above,
-        })
+        };
+        check_time(&query)?;
+        let (rows, proof) = bounds_with_proof(&query)?;
+        ranges.push(AuditedRange {
+            n,
+            target,
+            rows: rows.clone(),
+            proof,
+        });
+        Ok(rows)
     };
     // Per n: the distinct claimed ε (in order) and their ranges.
     let mut eps_by_n: BTreeMap<u64, Vec<Rational>> = BTreeMap::new();
@@ -113,8 +158,8 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<Vec<RangeReport>> {
     let mut eps_ranges: BTreeMap<(u64, Rational), RangeRow> = BTreeMap::new();
     let mut reports = Vec::with_capacity(q.claims.len());
     for c in &q.claims {
-        let eps_range = match (&c.kind, &c.delta) {
-            (ClaimKind::Upper, Some(d)) if *d > 0 && *d < 1 => {
+        let eps_range = match wants_eps_range(c) {
+            Some(d) => {
                 let key = (c.n, d.clone());
                 if !eps_ranges.contains_key(&key) {
                     let row = bounds_at(c.n, Target::Epsilon(d.clone()))?.remove(0);
@@ -122,7 +167,7 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<Vec<RangeReport>> {
                 }
                 eps_ranges.get(&key).cloned()
             }
-            _ => None,
+            None => None,
         };
         let range = delta_ranges[&(c.n, c.eps.clone())].clone();
         let (side, claimed) = claim_side(c);
@@ -138,5 +183,5 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<Vec<RangeReport>> {
         });
         progress.advance(1);
     }
-    Ok(reports)
+    Ok(RangeAudit { reports, ranges })
 }

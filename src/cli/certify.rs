@@ -394,30 +394,12 @@ pub fn bounds_parts<'a>(
     if matches!(query.target, crate::bounds::range::Target::Epsilon(_)) {
         notes.push("epsilon-for-delta.md");
     }
-    let record = |p: &crate::bounds::range::PairRecord| {
-        let mut v = json!({
-            "x1": r.inputs[p.pair.0],
-            "x1_prime": r.inputs[p.pair.1],
-            "values": p.values.iter().map(|[a, b]| json!([a.to_json(), b.to_json()])).collect::<Vec<_>>(),
-        });
-        if let Some(x2) = p.background {
-            v["x2"] = json!(r.inputs[x2]);
-        } else {
-            v["same_classes"] = p
-                .same_classes
-                .iter()
-                .map(|(a, b)| json!([r.inputs[*a], r.inputs[*b]]))
-                .collect();
-        }
-        v
-    };
     let mut method = with_exact_endpoints(|| {
-        json!({
-            "route": "upper: the blanket divergence of every ordered pair of inputs (pairs with equal classes summed once), the largest reported; lower: the exact delta of the concrete neighbouring pair of every summed triple (x1, x1', x2), the largest reported; the shuffle index from the rows",
-            "upper_pairs": proof.upper.iter().map(record).collect::<Vec<_>>(),
-            "lower_triples": proof.lower.iter().map(record).collect::<Vec<_>>(),
-            "exp_eps0_bracket": proof.exp_eps0.as_ref().map(|(lo, hi)| json!([crate::enclosure::exact_string(lo), crate::enclosure::exact_string(hi)])),
-        })
+        let mut v = range_proof_json(r, proof);
+        v["route"] = json!(
+            "upper: the blanket divergence of every ordered pair of inputs (pairs with equal classes summed once), the largest reported; lower: the exact delta of the concrete neighbouring pair of every summed triple (x1, x1', x2), the largest reported; the shuffle index from the rows"
+        );
+        v
     });
     if let Some((q, p)) = profile {
         notes.extend(profile_notes(q, p));
@@ -436,6 +418,103 @@ pub fn bounds_parts<'a>(
         claims: None,
         report: with_exact_endpoints(|| super::output::bounds_json(report)),
         method,
+        proofs_notes: notes,
+    }
+}
+
+/// Every sum behind a range, as its certificate records it (call with exact endpoints): each
+/// ordered pair's blanket sum (`upper_pairs`, with the pairs of equal classes it stands for),
+/// each triple's concrete pair (`lower_triples`), and the bracket of an irrational `e^eps0`.
+fn range_proof_json(
+    r: &crate::mechanism::randomizer::Randomizer,
+    proof: &crate::bounds::range::RangeProof,
+) -> Value {
+    let record = |p: &crate::bounds::range::PairRecord| {
+        let mut v = json!({
+            "x1": r.inputs[p.pair.0],
+            "x1_prime": r.inputs[p.pair.1],
+            "values": p.values.iter().map(|[a, b]| json!([a.to_json(), b.to_json()])).collect::<Vec<_>>(),
+        });
+        if let Some(x2) = p.background {
+            v["x2"] = json!(r.inputs[x2]);
+        } else {
+            v["same_classes"] = p
+                .same_classes
+                .iter()
+                .map(|(a, b)| json!([r.inputs[*a], r.inputs[*b]]))
+                .collect();
+        }
+        v
+    };
+    json!({
+        "upper_pairs": proof.upper.iter().map(record).collect::<Vec<_>>(),
+        "lower_triples": proof.lower.iter().map(record).collect::<Vec<_>>(),
+        "exp_eps0_bracket": proof.exp_eps0.as_ref().map(|(lo, hi)| json!([crate::enclosure::exact_string(lo), crate::enclosure::exact_string(hi)])),
+    })
+}
+
+/// The parts of a range audit's certificate (a randomizer with more than two inputs): the claims
+/// as given and as read, and every range the verdicts were judged on, each as a `bounds`
+/// certificate holds it (its rows, every pair's blanket sum and every triple's concrete pair).
+pub fn range_audit_parts<'a>(
+    query: &'a crate::audit::range::RangeAuditQuery,
+    claims_text: &str,
+    audit: &crate::audit::range::RangeAudit,
+    report: Value,
+) -> Parts<'a> {
+    use crate::bounds::range::Target;
+    let r = &query.randomizer;
+    let claims = json!({
+        "given": query.path,
+        "text": claims_text,
+        "parsed": query.claims.iter().map(Claim::to_json).collect::<Vec<_>>(),
+    });
+    let mut notes = vec![
+        "README.md",
+        "arithmetic.md",
+        "mechanisms.md",
+        "privacy-curves.md",
+        "audit-verdicts.md",
+        "blanket-bounds.md",
+        "background-pairs.md",
+        "certificates.md",
+    ];
+    let ranges: Vec<Value> = audit
+        .ranges
+        .iter()
+        .map(|range| {
+            with_exact_endpoints(|| {
+                let mut v = range_proof_json(r, &range.proof);
+                v["n"] = json!(range.n);
+                match &range.target {
+                    Target::Delta(_) => v["quantity"] = json!("delta_M(eps)"),
+                    Target::Epsilon(d) => {
+                        notes.push("epsilon-for-delta.md");
+                        v["quantity"] = json!("eps_M(delta)");
+                        v["delta"] = json!(crate::enclosure::exact_string(d));
+                    }
+                }
+                v["results"] = super::output::rows_json(r, &range.rows);
+                v
+            })
+        })
+        .collect();
+    Parts {
+        schema: Schema::V2,
+        command: "audit",
+        mechanism: Subject::Randomizer(r),
+        settings: settings(
+            query.backend,
+            Default::default(),
+            &query.options,
+            query.escalate_above,
+        ),
+        claims: Some(claims),
+        report,
+        method: json!({
+            "route": "per n: the certified range of delta_M at every claimed eps by `bounds` (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair (x1, x2, ..., x2) ~ (x1', x2, ..., x2) of every summed triple), and per claimed delta of an upper claim the range of eps_M; each claim judged on [lower.lo, upper.hi]: an upper claim sound at or above the upper end, unsound below the lower end (its pair is the witness), undecided in between",
+            "ranges": ranges,
+        }),
         proofs_notes: notes,
     }
 }

@@ -508,12 +508,21 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         Command::Audit(a) => {
             let (query, claims_text) = match validate::audit_query(a)? {
                 validate::Audited::Profile(query, text) => (query, text),
-                validate::Audited::Range(query) => {
-                    let reports = crate::audit::range::audit_range(&query)?;
+                validate::Audited::Range(query, claims_text) => {
+                    let audit = crate::audit::range::audit_range(&query)?;
+                    let reports = &audit.reports;
+                    if let Some(path) = &a.common.certificate {
+                        let report =
+                            with_exact_endpoints(|| output::range_audit_json(&query, reports));
+                        certify::write(
+                            path,
+                            certify::range_audit_parts(&query, &claims_text, &audit, report),
+                        )?;
+                    }
                     let stdout = render(
                         a.common.json,
-                        || output::range_audit_json(&query, &reports),
-                        || output::range_audit_text(&query, &reports),
+                        || output::range_audit_json(&query, reports),
+                        || output::range_audit_text(&query, reports),
                     );
                     return Ok(Outcome {
                         stdout,

@@ -521,24 +521,21 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
     let spec = &args.mechanism.mechanism;
     let randomizer = load_randomizer(spec)?;
     if randomizer.input_count() > 2 {
-        if args.common.certificate.is_some() {
-            return Err(Error::argument(
-                "--certificate",
-                "is not written for audits against a range (randomizers with more than two inputs) yet",
-            ));
-        }
         require_rational_randomizer(&randomizer)?;
         no_engine_choice(&args.common)?;
-        let (_, claims) = read_claims(&args.claims)?;
+        let (text, claims) = read_claims(&args.claims)?;
         let c = settings(&args.common)?;
-        return Ok(Audited::Range(RangeAuditQuery {
-            randomizer,
-            claims,
-            path: args.claims.clone(),
-            options: c.options,
-            backend: c.backend,
-            escalate_above: c.escalate_above,
-        }));
+        return Ok(Audited::Range(
+            RangeAuditQuery {
+                randomizer,
+                claims,
+                path: args.claims.clone(),
+                options: c.options,
+                backend: c.backend,
+                escalate_above: c.escalate_above,
+            },
+            text,
+        ));
     }
     let (text, claims) = read_claims(&args.claims)?;
     let c = common(&args.common, spec, "audit", instead::PROFILE)?;
@@ -555,12 +552,12 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
     ))
 }
 
-/// What `audit` judges claims against: the exact profile of a binary-input mechanism (with the
-/// claims file's text, for certificates), or the certified range of a randomizer with more
-/// inputs.
+/// What `audit` judges claims against: the exact profile of a binary-input mechanism, or the
+/// certified range of a randomizer with more inputs (each with the claims file's text, for
+/// certificates).
 pub enum Audited {
     Profile(AuditQuery, String),
-    Range(RangeAuditQuery),
+    Range(RangeAuditQuery, String),
 }
 
 /// The comparison of published bounds: the shared options, every n and the target δ.

@@ -3,7 +3,7 @@
 //! `verify`, and each kind of tampering (values, subjects, pairs, budgets, verdicts), its digest
 //! recomputed, is rejected naming the field.
 
-use crate::certificates::{Case, certify, reject_all, verify};
+use crate::certificates::{Case, certify, certify_with_status, reject_all, verify};
 use crate::common::{cli_json, enclosure};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -762,4 +762,237 @@ fn labels_and_scope_are_bound_to_the_proof() {
         "method.binary_profile: covers n = 40",
     )];
     reject_all(&cert, "labels-bounds-profile", cases);
+}
+
+/// Writes a claims file in the certificates' scratch directory.
+fn claims_file(name: &str, text: &str) -> String {
+    let file = crate::certificates::path(name);
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// Range audits (more than two inputs) write a certificate of version 2 that holds the claims
+/// file, every range the verdicts were judged on with every sum behind it, and the verdicts;
+/// `verify` re-derives each range, each verdict from the verified ends and each witness pair,
+/// and the exit status is the audit's (1: a claim is unsound; 0: all sound).
+#[test]
+fn range_audit_certificates_round_trip() {
+    // k-RR on 4 inputs at n = 6, ε = 0.5: lower ≈ 0.0399727 (the pair (0, 5 × 2) ≃ (1, 5 × 2)),
+    // upper ≈ 0.0423637. An upper claim above the range (sound), below it (unsound: the
+    // witness), inside it (undecided), and a lower claim below it (sound: the witness).
+    let text = "n,eps,delta,kind,source\n6,0.5,0.05,upper,above\n6,0.5,0.01,upper,below\n6,0.5,0.041,upper,between\n6,0.5,0.03,lower,lower\n";
+    let claims = claims_file("range-audit-claims.csv", text);
+    let args = ["audit", "-m", "k-rr:k=4,exp_eps0=3", "--claims", &claims];
+    let (file, cert) = certify_with_status(&args, "range-audit.json", 1);
+    assert_eq!(cert["schema"], "shufflecert/certificate/v2");
+    assert_eq!(schema_errors(&cert), Vec::<String>::new());
+    assert_eq!(cert["claims"]["text"], json!(text));
+    let notes = cert["proofs_notes"].to_string();
+    assert!(
+        notes.contains("audit-verdicts.md") && notes.contains("blanket-bounds.md"),
+        "{notes}"
+    );
+    let verdicts: Vec<&str> = cert["report"]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["sound", "unsound", "undecided", "sound"]);
+    // One range of δ_M at n = 6 and one of ε_M per claimed δ of an upper claim, each with its
+    // sums; each claim's range is a row of the first.
+    let ranges = cert["method"]["ranges"].as_array().unwrap();
+    assert_eq!(ranges.len(), 4);
+    assert_eq!(ranges[0]["quantity"], "delta_M(eps)");
+    assert!(!ranges[0]["upper_pairs"].as_array().unwrap().is_empty());
+    assert!(!ranges[0]["lower_triples"].as_array().unwrap().is_empty());
+    let row = &ranges[0]["results"][0];
+    assert_eq!(
+        cert["report"]["claims"][1]["delta_range"],
+        json!({ "lower": row["lower"], "upper": row["upper"] })
+    );
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    let routes = report["routes"].to_string();
+    assert!(
+        routes.contains("mpfr-256") && routes.contains("witness pair rebuilt by the pair engine"),
+        "{routes}"
+    );
+    // The reviewer's page names each claim's deciding end: the witness pair for the unsound one.
+    let html = crate::certificates::path("range-audit.html");
+    let run = crate::common::cli(&["verify", &file, "--html", &html]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let lower = &row["lower"];
+    let witness = format!(
+        "witness pair ({}, 5 × {}) ≃ ({}, 5 × {})",
+        lower["x1"].as_str().unwrap(),
+        lower["background"].as_str().unwrap(),
+        lower["x1_prime"].as_str().unwrap(),
+        lower["background"].as_str().unwrap()
+    );
+    assert!(page.contains(&witness), "{witness}");
+    assert!(page.contains("blanket bound over every ordered pair"));
+    // All sound: exit 0. Real ε0 (the ranges on a rational bracket of e^eps0).
+    let claims = claims_file(
+        "range-audit-sound.csv",
+        "n,eps,delta\n5,0.5,0.5\n6,1,1e-2\n",
+    );
+    let args = ["audit", "-m", "k-rr:k=3,eps0=1", "--claims", &claims];
+    let (file, cert) = certify_with_status(&args, "range-audit-sound.json", 0);
+    assert_eq!(schema_errors(&cert), Vec::<String>::new());
+    assert!(!cert["method"]["ranges"][0]["exp_eps0_bracket"].is_null());
+    assert_eq!(cert["report"]["summary"]["sound"], 2);
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    // A file randomizer on three inputs.
+    let claims = claims_file(
+        "range-audit-three.csv",
+        "n,eps,delta,kind\n4,1,1e-9,upper\n",
+    );
+    let args = ["audit", "-m", THREE, "--claims", &claims];
+    let (file, _) = certify_with_status(&args, "range-audit-three.json", 1);
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+}
+
+/// Every kind of tampering with a range audit's certificate, its digest recomputed, is
+/// rejected naming the field; and relabelled as version 1 or as written by 0.1.x, it is invalid.
+#[test]
+fn range_audit_certificates_reject_tampering() {
+    let text = "n,eps,delta,kind\n6,0.5,0.05,upper\n6,0.5,0.01,upper\n6,0.5,0.041,upper\n6,0.5,0.03,lower\n";
+    let claims = claims_file("range-audit-tamper.csv", text);
+    let args = ["audit", "-m", "k-rr:k=4,exp_eps0=3", "--claims", &claims];
+    let (_, cert) = certify_with_status(&args, "range-audit-tamper.json", 1);
+    let row = "/method/ranges/0/results/0";
+    let cases: Vec<Case> = vec![
+        (
+            "verdict",
+            Box::new(|c| c["report"]["claims"][1]["verdict"] = json!("sound")),
+            "report.claims.1.verdict",
+        ),
+        (
+            "summary",
+            Box::new(|c| c["report"]["summary"]["sound"] = json!(3)),
+            "report.summary",
+        ),
+        (
+            "claim-text",
+            Box::new(|c| {
+                let t = c["claims"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .replace("0.01,", "0.001,");
+                c["claims"]["text"] = json!(t);
+            }),
+            "claims.parsed",
+        ),
+        (
+            // The file's text and its reading edited alike: the report judged another claim.
+            "claim-text-and-parsed",
+            Box::new(|c| {
+                let t = c["claims"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .replace("0.01,", "0.001,");
+                c["claims"]["text"] = json!(t);
+                c["claims"]["parsed"][1]["delta"] = json!("0.001");
+                c["claims"]["parsed"][3]["delta"] = json!("0.001");
+            }),
+            "report.claims.1.delta",
+        ),
+        (
+            // The upper end lowered below the blanket sums (the claims' copies alike).
+            "upper-end",
+            Box::new(move |c| {
+                for pointer in [
+                    format!("{row}/upper/value"),
+                    "/report/claims/2/delta_range/upper/value".to_string(),
+                ] {
+                    set(c.pointer_mut(&pointer).unwrap(), "0.04", "0.0401");
+                }
+            }),
+            "method.ranges.0.results.0.upper.value",
+        ),
+        (
+            "claim-copy-of-the-range",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["claims"][0]["delta_range"]["upper"]["value"],
+                    "0.04",
+                    "0.045",
+                )
+            }),
+            "report.claims.0.delta_range",
+        ),
+        (
+            "certified-delta",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["claims"][2]["certified_delta"],
+                    "0.04",
+                    "0.041",
+                )
+            }),
+            "report.claims.2.certified_delta",
+        ),
+        (
+            // The witness's value raised above what its pair has.
+            "witness-value",
+            Box::new(move |c| {
+                set(
+                    c.pointer_mut(&format!("{row}/lower/value")).unwrap(),
+                    "0.0410",
+                    "0.0411",
+                )
+            }),
+            "method.ranges.0.results.0.lower.value",
+        ),
+        (
+            // The witness moved to another background, whose pair has another δ.
+            "witness-pair",
+            Box::new(move |c| {
+                let x1_prime = c.pointer(&format!("{row}/lower/x1_prime")).unwrap().clone();
+                *c.pointer_mut(&format!("{row}/lower/background")).unwrap() = x1_prime;
+            }),
+            "method.ranges.0.results.0.lower.value",
+        ),
+        (
+            "dropped-sums",
+            Box::new(|c| c["method"]["ranges"][0]["upper_pairs"] = json!([])),
+            "method.ranges.0.upper_pairs",
+        ),
+        (
+            "dropped-range",
+            Box::new(|c| {
+                c["method"]["ranges"].as_array_mut().unwrap().remove(0);
+            }),
+            "report.claims.0.delta_range",
+        ),
+        (
+            "dropped-eps-range",
+            Box::new(|c| {
+                c["method"]["ranges"].as_array_mut().unwrap().remove(2);
+            }),
+            "report.claims.1.eps_range",
+        ),
+        (
+            "schema-v1",
+            Box::new(|c| c["schema"] = json!("shufflecert/certificate/v1")),
+            "schema",
+        ),
+        (
+            "tool-0.1.9",
+            Box::new(|c| c["tool"]["version"] = json!("0.1.9")),
+            "tool.version",
+        ),
+    ];
+    reject_all(&cert, "range-audit", cases);
+    // Without its ranges the certificate does not conform to the schema: malformed.
+    let bare = crate::certificates::tampered(&cert, "range-audit-bare.json", true, |c| {
+        c["method"].as_object_mut().unwrap().remove("ranges");
+    });
+    let run = crate::common::cli(&["verify", &bare]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("ranges"), "{}", run.stderr);
 }

@@ -218,7 +218,7 @@ pub fn verify_audit(
 
 /// The claims read back from the certificate's copy of the file, which must match both the
 /// parsed claims it records and the claims its report judges.
-fn read_back_claims(cert: &Value, tally: &mut Tally) -> Option<Vec<Claim>> {
+pub(super) fn read_back_claims(cert: &Value, tally: &mut Tally) -> Option<Vec<Claim>> {
     let given = cert["claims"]["given"].as_str().unwrap_or_default();
     let text = cert["claims"]["text"].as_str().unwrap_or_default();
     let claims = match parse_claims(given, text) {

@@ -4,7 +4,9 @@
 //! pair, in pure-Rust rationals); every unordered pair of inputs covered, each once, pairs
 //! summed once shown to have equal classes; the upper end at or above every pair's sum; the
 //! lower end re-derived as its pair's δ; the shuffle index recomputed; the bracket of an
-//! irrational `e^eps0` checked; and for binary inputs the exact profile's proof.
+//! irrational `e^eps0` checked; and for binary inputs the exact profile's proof.  The range
+//! itself (`verify_range`) is re-derived the same way wherever a certificate holds one: a range
+//! audit's certificate holds one per group of claims (`range_audit`).
 
 use super::profile::{ProfileProof, verify_profile};
 use super::{Tally, enclosure_at, higher_precision, reference, users_at};
@@ -33,37 +35,148 @@ pub(super) fn verify_bounds(
     tally: &mut Tally,
 ) -> Result<()> {
     let (report, method) = (&cert["report"], &cert["method"]);
-    let n = users_at(&report["n"], "report.n")?;
-    let results = report["results"]
-        .as_array()
-        .ok_or_else(|| Error::argument("report.results", "missing"))?;
-    let target = match report["quantity"].as_str() {
-        Some("eps_M(delta)") => Target::Epsilon(
-            report["delta"]
-                .as_str()
-                .and_then(parse_rational)
-                .ok_or_else(|| Error::argument("report.delta", "unreadable"))?,
-        ),
-        Some("delta_M(eps)") => Target::Delta(
-            results
-                .iter()
-                .map(|row| {
-                    row["eps"]
-                        .as_str()
-                        .and_then(Threshold::from_text)
-                        .ok_or_else(|| Error::argument("report.results.eps", "unreadable"))
-                })
-                .collect::<Result<_>>()?,
-        ),
-        _ => return Err(Error::argument("report.quantity", "unreadable")),
-    };
-    let rows = match &target {
-        Target::Delta(t) => t.len(),
-        Target::Epsilon(_) => 1,
-    };
-    if results.len() != rows {
-        return Err(Error::argument("report.results", "one row per threshold"));
+    let range = RangeAt::read(report, "report.", method, "method.", "results.")?;
+    if report["exp_eps0_bracket"] != method["exp_eps0_bracket"] {
+        tally.problem("report.exp_eps0_bracket: not the bracket in method.exp_eps0_bracket");
     }
+    verify_range(&range, r, settings, tally)?;
+    let precision = higher_precision(settings);
+    verify_index(report, r, precision, tally)?;
+    let k = r.input_count();
+    if !method["binary_profile"].is_null() {
+        let profile = &method["binary_profile"];
+        let rows: Vec<&Value> = match profile["report"]["results"].as_array() {
+            Some(results) => results.iter().map(|row| &row["delta_profile"]).collect(),
+            None => profile["report"]["eps_results"]
+                .as_array()
+                .map(|rows| rows.iter().map(|row| &row["eps_profile"]).collect())
+                .unwrap_or_default(),
+        };
+        if report["binary_profile"]
+            .as_array()
+            .map(|v| v.iter().collect::<Vec<_>>())
+            != Some(rows)
+        {
+            tally.problem(
+                "report.binary_profile: not the rows of the profile in method.binary_profile",
+            );
+        }
+        let proof = ProfileProof {
+            prefix: "binary_profile.".into(),
+            report: &profile["report"],
+            method: &profile["method"],
+            precision,
+            finer: precision,
+        };
+        let mechanism = r.pair(0, 1)?;
+        let verified = verify_profile(&proof, &mechanism, settings, tally)?;
+        // The proof must be of this n, every k, and the range's own thresholds or δ.
+        let n = range.n;
+        let wanted: Vec<Quantity> = match &range.target {
+            Target::Delta(t) => t.iter().cloned().map(Quantity::Delta).collect(),
+            Target::Epsilon(d) => vec![Quantity::Epsilon(d.clone())],
+        };
+        let as_json = |q: &[Quantity]| q.iter().map(Quantity::to_json).collect::<Vec<_>>();
+        if verified.n != n || verified.k_range != (0, n - 1) {
+            tally.problem(format!(
+                "method.binary_profile: covers n = {}, k in {:?}, not every k of n = {n}",
+                verified.n, verified.k_range
+            ));
+        }
+        if as_json(&verified.quantities) != as_json(&wanted) {
+            tally.problem("method.binary_profile: profiles other quantities than the range's");
+        }
+    } else if k == 2 {
+        tally.problem("method.binary_profile: binary inputs, but no exact profile");
+    }
+    Ok(())
+}
+
+/// One certified range as a certificate holds it: at `n`, its rows (`results`: per threshold,
+/// or at the target δ, each end's value and attaining pair) and every sum behind them
+/// (`upper_pairs`, `lower_triples`, `exp_eps0_bracket`), with the field paths problems name.
+pub(super) struct RangeAt<'a> {
+    pub n: u64,
+    pub target: Target,
+    pub rows: &'a [Value],
+    /// Prefix of the rows' fields (`results.` in a `bounds` certificate).
+    pub rows_prefix: String,
+    /// The object holding the sums, and the prefix of its fields (`method.` for `bounds`).
+    pub proof: &'a Value,
+    pub proof_prefix: String,
+}
+
+impl<'a> RangeAt<'a> {
+    /// The range in `at` (its `n`, `quantity`, `delta` and `results`, the fields at `prefix`)
+    /// with the sums in `proof`.
+    pub fn read(
+        at: &'a Value,
+        prefix: &str,
+        proof: &'a Value,
+        proof_prefix: &str,
+        rows_prefix: &str,
+    ) -> Result<RangeAt<'a>> {
+        let n = users_at(&at["n"], &format!("{prefix}n"))?;
+        let results = at["results"]
+            .as_array()
+            .ok_or_else(|| Error::argument(format!("{prefix}results"), "missing"))?;
+        let target = match at["quantity"].as_str() {
+            Some("eps_M(delta)") => Target::Epsilon(
+                at["delta"]
+                    .as_str()
+                    .and_then(parse_rational)
+                    .ok_or_else(|| Error::argument(format!("{prefix}delta"), "unreadable"))?,
+            ),
+            Some("delta_M(eps)") => Target::Delta(
+                results
+                    .iter()
+                    .map(|row| {
+                        row["eps"]
+                            .as_str()
+                            .and_then(Threshold::from_text)
+                            .ok_or_else(|| {
+                                Error::argument(format!("{prefix}results.eps"), "unreadable")
+                            })
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+            _ => return Err(Error::argument(format!("{prefix}quantity"), "unreadable")),
+        };
+        let rows = match &target {
+            Target::Delta(t) => t.len(),
+            Target::Epsilon(_) => 1,
+        };
+        if results.len() != rows {
+            return Err(Error::argument(
+                format!("{prefix}results"),
+                "one row per threshold",
+            ));
+        }
+        Ok(RangeAt {
+            n,
+            target,
+            rows: results,
+            rows_prefix: rows_prefix.to_string(),
+            proof,
+            proof_prefix: proof_prefix.to_string(),
+        })
+    }
+}
+
+/// A range re-derived: every ordered pair's blanket sum and every triple's concrete pair
+/// recomputed in MPFR at a higher precision (and by the rational references where small), every
+/// unordered pair of inputs covered once, the bracket of an irrational `e^eps0` checked, and
+/// each row's ends: the upper at or above every pair's sum (for ε, by δ at its witness
+/// thresholds), the lower re-derived as its pair's value.
+pub(super) fn verify_range(
+    at: &RangeAt<'_>,
+    r: &Randomizer,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let (n, target, results, method) = (at.n, &at.target, at.rows, at.proof);
+    let (pp, rp) = (&at.proof_prefix, &at.rows_prefix);
+    let rows = results.len();
     let precision = higher_precision(settings);
     let depth = Depth {
         precision,
@@ -81,10 +194,7 @@ pub(super) fn verify_bounds(
     };
     // The rational randomizers the pairs (a_hi) and the triples (a_lo) are summed on.
     let bracket = r.rational_bracket(EXP_EPS0_BRACKET_BITS)?;
-    check_bracket(method, r, bracket.as_ref().map(|b| &b.exp_eps0), tally);
-    if report["exp_eps0_bracket"] != method["exp_eps0_bracket"] {
-        tally.problem("report.exp_eps0_bracket: not the bracket in method.exp_eps0_bracket");
-    }
+    check_bracket(method, pp, r, bracket.as_ref().map(|b| &b.exp_eps0), tally);
     let (below, above) = match &bracket {
         Some(b) => (b.lower.clone(), b.upper.clone()),
         None => (r.clone(), r.clone()),
@@ -109,7 +219,7 @@ pub(super) fn verify_bounds(
             .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)))
             && reference::blanket_states(n, d).is_some_and(|c| c <= REFERENCE_STATES)
     };
-    let thresholds = match &target {
+    let thresholds = match target {
         Target::Delta(t) => Some(t.clone()),
         Target::Epsilon(_) => None,
     };
@@ -141,7 +251,7 @@ pub(super) fn verify_bounds(
         .as_array()
         .map_or(&[][..], Vec::as_slice);
     for (j, p) in upper_pairs.iter().enumerate() {
-        let field = format!("method.upper_pairs.{j}");
+        let field = format!("{pp}upper_pairs.{j}");
         let (x1, x1p) = (
             name(&p["x1"], &format!("{field}.x1"))?,
             name(&p["x1_prime"], &format!("{field}.x1_prime"))?,
@@ -152,7 +262,7 @@ pub(super) fn verify_bounds(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_above = on(&above);
-        let recomputed = check_record(tally, &field, &values, &target, depth, &extra, |t, d| {
+        let recomputed = check_record(tally, &field, &values, target, depth, &extra, |t, d| {
             blanket_pair(
                 &BoundsQuery {
                     target: t,
@@ -214,7 +324,7 @@ pub(super) fn verify_bounds(
         for x1p in x1 + 1..k {
             if covered[x1][x1p] != 1 {
                 tally.problem(format!(
-                    "method.upper_pairs: the pair {{{}, {}}} is covered {} times, not once",
+                    "{pp}upper_pairs: the pair {{{}, {}}} is covered {} times, not once",
                     r.inputs[x1], r.inputs[x1p], covered[x1][x1p]
                 ));
             }
@@ -226,7 +336,7 @@ pub(super) fn verify_bounds(
         .as_array()
         .map_or(&[][..], Vec::as_slice);
     for (j, p) in triples.iter().enumerate() {
-        let field = format!("method.lower_triples.{j}");
+        let field = format!("{pp}lower_triples.{j}");
         let (x1, x1p, x2) = (
             name(&p["x1"], &format!("{field}.x1"))?,
             name(&p["x1_prime"], &format!("{field}.x1_prime"))?,
@@ -238,7 +348,7 @@ pub(super) fn verify_bounds(
             tally.certified(&format!("{field}.values.{i}.1"), b.clone(), true);
         }
         let q_below = on(&below);
-        check_record(tally, &field, &values, &target, depth, &[], |t, d| {
+        check_record(tally, &field, &values, target, depth, &[], |t, d| {
             let q = BoundsQuery {
                 target: t,
                 ..deeper(&q_below, d)
@@ -273,39 +383,39 @@ pub(super) fn verify_bounds(
 
     // The reported ends.
     for (i, row) in results.iter().enumerate() {
-        let upper_field = format!("results.{i}.upper.value");
+        let upper_field = format!("{rp}{i}.upper.value");
         let upper = enclosure_at(&row["upper"]["value"], &upper_field)?;
         tally.certified(&upper_field, upper.clone(), true);
         let pair = (
-            name(&row["upper"]["x1"], &format!("results.{i}.upper.x1"))?,
+            name(&row["upper"]["x1"], &format!("{rp}{i}.upper.x1"))?,
             name(
                 &row["upper"]["x1_prime"],
-                &format!("results.{i}.upper.x1_prime"),
+                &format!("{rp}{i}.upper.x1_prime"),
             )?,
         );
-        let lower_field = format!("results.{i}.lower.value");
+        let lower_field = format!("{rp}{i}.lower.value");
         let lower = enclosure_at(&row["lower"]["value"], &lower_field)?;
         tally.certified(&lower_field, lower.clone(), true);
         let ratio = crate::bounds::range::upper_over_lower(&lower, &upper);
         if row["ratio_upper_over_lower"].as_f64() != ratio {
             tally.problem(format!(
-                "results.{i}.ratio_upper_over_lower: records {}, but the ends give {}",
+                "{rp}{i}.ratio_upper_over_lower: records {}, but the ends give {}",
                 row["ratio_upper_over_lower"],
                 ratio.map_or("none".into(), |r| r.to_string())
             ));
         }
         let (x1, x1p) = (
-            name(&row["lower"]["x1"], &format!("results.{i}.lower.x1"))?,
+            name(&row["lower"]["x1"], &format!("{rp}{i}.lower.x1"))?,
             name(
                 &row["lower"]["x1_prime"],
-                &format!("results.{i}.lower.x1_prime"),
+                &format!("{rp}{i}.lower.x1_prime"),
             )?,
         );
         let x2 = match &row["lower"]["background"] {
             Value::Null if n == 1 => x1,
-            b => name(b, &format!("results.{i}.lower.background"))?,
+            b => name(b, &format!("{rp}{i}.lower.background"))?,
         };
-        match &target {
+        match target {
             Target::Delta(_) => {
                 match sums.iter().find(|(p, _)| *p == pair) {
                     Some((_, v)) => tally.recomputed(&upper_field, &v[i], &label),
@@ -430,52 +540,6 @@ pub(super) fn verify_bounds(
         }
     }
 
-    verify_index(report, r, precision, tally)?;
-    if !method["binary_profile"].is_null() {
-        let profile = &method["binary_profile"];
-        let rows: Vec<&Value> = match profile["report"]["results"].as_array() {
-            Some(results) => results.iter().map(|row| &row["delta_profile"]).collect(),
-            None => profile["report"]["eps_results"]
-                .as_array()
-                .map(|rows| rows.iter().map(|row| &row["eps_profile"]).collect())
-                .unwrap_or_default(),
-        };
-        if report["binary_profile"]
-            .as_array()
-            .map(|v| v.iter().collect::<Vec<_>>())
-            != Some(rows)
-        {
-            tally.problem(
-                "report.binary_profile: not the rows of the profile in method.binary_profile",
-            );
-        }
-        let proof = ProfileProof {
-            prefix: "binary_profile.".into(),
-            report: &profile["report"],
-            method: &profile["method"],
-            precision,
-            finer: precision,
-        };
-        let mechanism = r.pair(0, 1)?;
-        let verified = verify_profile(&proof, &mechanism, settings, tally)?;
-        // The proof must be of this n, every k, and the range's own thresholds or δ.
-        let wanted: Vec<Quantity> = match &target {
-            Target::Delta(t) => t.iter().cloned().map(Quantity::Delta).collect(),
-            Target::Epsilon(d) => vec![Quantity::Epsilon(d.clone())],
-        };
-        let as_json = |q: &[Quantity]| q.iter().map(Quantity::to_json).collect::<Vec<_>>();
-        if verified.n != n || verified.k_range != (0, n - 1) {
-            tally.problem(format!(
-                "method.binary_profile: covers n = {}, k in {:?}, not every k of n = {n}",
-                verified.n, verified.k_range
-            ));
-        }
-        if as_json(&verified.quantities) != as_json(&wanted) {
-            tally.problem("method.binary_profile: profiles other quantities than the range's");
-        }
-    } else if k == 2 {
-        tally.problem("method.binary_profile: binary inputs, but no exact profile");
-    }
     Ok(())
 }
 
@@ -784,6 +848,7 @@ fn between(threshold: &Threshold, at: impl Fn(&BigRational) -> BigRational) -> E
 /// bracket must lie inside it.
 fn check_bracket(
     method: &Value,
+    prefix: &str,
     r: &Randomizer,
     bracket: Option<&(Rational, Rational)>,
     tally: &mut Tally,
@@ -791,14 +856,16 @@ fn check_bracket(
     let recorded = &method["exp_eps0_bracket"];
     let Some((lo, hi)) = bracket else {
         if !recorded.is_null() {
-            tally.problem("method.exp_eps0_bracket: the randomizer's entries are rational");
+            tally.problem(format!(
+                "{prefix}exp_eps0_bracket: the randomizer's entries are rational"
+            ));
         }
         return;
     };
     let read = |i: usize| recorded[i].as_str().and_then(parse_rational);
     if read(0).as_ref() != Some(lo) || read(1).as_ref() != Some(hi) {
         tally.problem(format!(
-            "method.exp_eps0_bracket: records {recorded}, not the {EXP_EPS0_BRACKET_BITS}-bit bracket [{}, {}]",
+            "{prefix}exp_eps0_bracket: records {recorded}, not the {EXP_EPS0_BRACKET_BITS}-bit bracket [{}, {}]",
             exact_string(lo),
             exact_string(hi)
         ));
@@ -807,7 +874,7 @@ fn check_bracket(
     let eps0 = r.eps0.clone().unwrap_or_default();
     let (tight_lo, tight_hi) = crate::arith::exp_bracket(&eps0, 2 * EXP_EPS0_BRACKET_BITS);
     if !(*lo <= tight_lo && tight_hi <= *hi && lo < hi) {
-        tally.problem("method.exp_eps0_bracket: does not contain e^eps0");
+        tally.problem(format!("{prefix}exp_eps0_bracket: does not contain e^eps0"));
     } else {
         tally.route(format!(
             "e^eps0 bracket held against a {}-bit one",

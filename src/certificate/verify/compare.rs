@@ -150,7 +150,32 @@ const RANGE_CUT_BITS: u32 = 110;
 
 /// Up to this n a witness pair is also rebuilt by the pair engine on its background (its
 /// windowed laws grow like n^{d−1} for d output classes).
-const WITNESS_PAIR_ENGINE_MAX_N: u64 = 200;
+pub(super) const WITNESS_PAIR_ENGINE_MAX_N: u64 = 200;
+
+/// The concrete neighbouring pair `(x1, x2^{n−1}) ≃ (x1′, x2^{n−1})` as the pair engine builds
+/// it on its background, in MPFR at `precision`: a witness rebuilt by a route that shares
+/// nothing with the blanket sum that found it (`proofs-notes/background-pairs.md`).
+pub(super) fn witness_query(
+    r: &Randomizer,
+    settings: &Settings,
+    n: u64,
+    (x1, x1p, x2): (usize, usize, usize),
+    precision: u32,
+) -> crate::query::BackgroundQuery {
+    let mut counts = vec![0; r.input_count()];
+    counts[x2] = n - 1;
+    crate::query::BackgroundQuery {
+        randomizer: r.clone(),
+        background: crate::exact::background::Background {
+            counts,
+            switch: (x1, x1p),
+        },
+        options: settings.options.clone(),
+        backend: Backend::Mpfr { precision },
+        exact_ctx: settings.exact_ctx,
+        escalate_above: None,
+    }
+}
 
 /// A compare certificate on a randomizer with more than two inputs: per n, the lower end's
 /// witness pair recomputed by the pair engine on its background (a route that shares nothing
@@ -164,8 +189,6 @@ pub fn verify_compare_range(
     tally: &mut Tally,
 ) -> Result<()> {
     use crate::bounds::range::{BoundsQuery, Target, bounds, concrete_pair};
-    use crate::exact::background::Background;
-    use crate::query::BackgroundQuery;
     let report = &cert["report"];
     let delta = delta_and_local(report, r, tally)?;
     let precision = higher_precision(settings);
@@ -282,19 +305,7 @@ pub fn verify_compare_range(
         }
         // A second, independent route where affordable: the pair engine on the background.
         if n <= WITNESS_PAIR_ENGINE_MAX_N {
-            let mut counts = vec![0; r.input_count()];
-            counts[x2] = n - 1;
-            let witness = BackgroundQuery {
-                randomizer: r.clone(),
-                background: Background {
-                    counts,
-                    switch: (x1, x1p),
-                },
-                options: settings.options.clone(),
-                backend: Backend::Mpfr { precision },
-                exact_ctx: settings.exact_ctx,
-                escalate_above: None,
-            };
+            let witness = witness_query(r, settings, n, (x1, x1p, x2), precision);
             let fresh = answer(
                 &witness,
                 &EpsilonJob {

@@ -25,6 +25,7 @@ mod bounds;
 mod compare;
 mod pair;
 mod profile;
+mod range_audit;
 
 use super::reference;
 use super::{Schema, Settings, digest, schema_errors};
@@ -267,6 +268,7 @@ pub fn verify(text: &str) -> Result<Verification> {
         match command.as_str() {
             "compare" => compare::verify_compare_range(&cert, &randomizer, &settings, &mut tally)?,
             "bounds" => bounds::verify_bounds(&cert, &randomizer, &settings, &mut tally)?,
+            "audit" => range_audit::verify_range_audit(&cert, &randomizer, &settings, &mut tally)?,
             "delta" | "epsilon" | "divergences" if !cert["report"]["background"].is_null() => {
                 let subject = PairSubject::Background {
                     background: pair::background_of(&cert["report"], &randomizer)?,
@@ -350,6 +352,8 @@ fn check_version(
         Some("a limit experiment's pair")
     } else if command == "bounds" {
         Some("a bounds range")
+    } else if command == "audit" && cert["mechanism"]["exact"].get("rows").is_some() {
+        Some("an audit against a range (a randomizer with more than two inputs)")
     } else if !report["background"].is_null() {
         Some("a background pair")
     } else if !report["tv_ball"].is_null() {

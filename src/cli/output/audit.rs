@@ -424,7 +424,7 @@ pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Val
         "randomizer": r.to_json(),
         "input_domain": r.domain_json(),
         "claims_file": query.path,
-        "judged_against": "the certified range lower <= delta_M(eps) <= upper of `bounds` (blanket divergence above, concrete neighbouring pairs below)",
+        "judged_against": crate::audit::range::JUDGED_AGAINST,
         "backend": query.backend.label(),
         "summary": {
             "claims": reports.len(),

@@ -31,6 +31,21 @@ pub(super) fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &At
     })
 }
 
+/// The rows of a range: per threshold (or at the target δ) each end with the pair attaining it,
+/// and their ratio (as `bounds` reports them, and a range audit's certificate records them).
+pub fn rows_json(r: &Randomizer, rows: &[RangeRow]) -> Value {
+    rows.iter()
+        .map(|row| {
+            json!({
+                "eps": row.threshold.as_ref().map(|t| t.eps_text()),
+                "lower": attained_json(r, &row.lower),
+                "upper": attained_json(r, &row.upper),
+                "ratio_upper_over_lower": ratio(row),
+            })
+        })
+        .collect()
+}
+
 /// `upper/lower` from the midpoints, when the lower bound is resolved away from 0.
 fn ratio(row: &RangeRow) -> Option<f64> {
     crate::bounds::range::upper_over_lower(&row.lower.value, &row.upper.value)
@@ -108,12 +123,7 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
             "chi_up": index_json(r, &b.index.0),
             "chi_lo": index_json(r, &b.index.1),
         },
-        "results": b.rows.iter().map(|row| json!({
-            "eps": row.threshold.as_ref().map(|t| t.eps_text()),
-            "lower": attained_json(r, &row.lower),
-            "upper": attained_json(r, &row.upper),
-            "ratio_upper_over_lower": ratio(row),
-        })).collect::<Vec<_>>(),
+        "results": rows_json(r, b.rows),
     });
     if let Some((bracket, note)) = bracket_note(r) {
         v["exp_eps0_bracket"] = bracket;

@@ -60,7 +60,9 @@ pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> 
         "problems": v.problems,
     })
 }
-pub use bounds::{BoundsReport, bounds_json, bounds_text, index_check_json, index_check_text};
+pub use bounds::{
+    BoundsReport, bounds_json, bounds_text, index_check_json, index_check_text, rows_json,
+};
 pub use compare::{compare_json, compare_text};
 pub use limit::{berry_esseen_json, berry_esseen_text, limit_json, limit_text};
 pub use profile::{profile_grid_text, profile_json, profile_text};

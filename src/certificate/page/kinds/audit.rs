@@ -49,6 +49,50 @@ fn witness_words(c: &Value) -> String {
             cell(&w["value"])
         );
     }
+    // A range audit (more than two inputs): the end of the range that decides the claim.
+    let range = &c["delta_range"];
+    if range.is_object() {
+        let decided_below = matches!(
+            (c["kind"].as_str(), c["verdict"].as_str()),
+            (Some("upper"), Some("unsound")) | (Some("lower"), Some("sound"))
+        );
+        let decided_above = matches!(
+            (c["kind"].as_str(), c["verdict"].as_str()),
+            (Some("upper"), Some("sound")) | (Some("lower"), Some("unsound"))
+        );
+        let (lower, upper) = (&range["lower"], &range["upper"]);
+        if decided_below {
+            let others = c["n"]
+                .as_u64()
+                .and_then(|n| n.checked_sub(1))
+                .map_or("?".into(), |m| m.to_string());
+            let background = text(&lower["background"]);
+            let _ = write!(
+                s,
+                "witness pair ({}, {others} × {}) ≃ ({}, {others} × {}): δ ∈ {}",
+                esc(&text(&lower["x1"])),
+                esc(&background),
+                esc(&text(&lower["x1_prime"])),
+                esc(&background),
+                cell(&lower["value"])
+            );
+        } else if decided_above {
+            let _ = write!(
+                s,
+                "blanket bound over every ordered pair (largest {} → {}): δ ≤ {}",
+                esc(&text(&upper["x1"])),
+                esc(&text(&upper["x1_prime"])),
+                cell(&upper["value"])
+            );
+        } else {
+            let _ = write!(
+                s,
+                "inside the certified range: lower {}, upper {}",
+                cell(&lower["value"]),
+                cell(&upper["value"])
+            );
+        }
+    }
     let b = &c["boundary"];
     if b.is_object() {
         let _ = write!(
