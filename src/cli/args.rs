@@ -101,14 +101,14 @@ pub enum Command {
     /// Theorem 3.1 covers it, and per n the certified finite-n δ, the certified limit δ, their
     /// gap and its observed order beside the proved one.
     #[command(
-        override_usage = "shufflecert limit --family SEQ --n N1,N2,… (--eps E[,E…] | --exp-eps C[,C…]) [--k-rule RULE] [--json]"
+        override_usage = "shufflecert limit --family SEQ --n N1,N2,… (--eps E[,E…] | --exp-eps C[,C…]) [--k-rule RULE] [--json] [--certificate OUT.json]"
     )]
     Limit(LimitArgs),
     /// Part III §8 diagnostic: the certified Poisson-shift (or Skellam-shift) curve against the
     /// Gaussian shift N(0,1) vs N(c,1), c = λ^{-1/2}, as λ grows: the enclosed gap, gap/c and the
     /// order observed (Theorem 8.1 proves O(c) with a constant that is not explicit).
     #[command(
-        override_usage = "shufflecert berry-esseen --lambda L[,L…] (--eps E[,E…] | --t T[,T…]) [--pi P] [--precision BITS] [--json]"
+        override_usage = "shufflecert berry-esseen --lambda L[,L…] (--eps E[,E…] | --t T[,T…]) [--pi P] [--precision BITS] [--json] [--certificate OUT.json]"
     )]
     BerryEsseen(BerryEsseenArgs),
     /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
@@ -183,6 +183,13 @@ pub struct LimitArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write a certificate (schema v2) of every certified number printed: each finite-n δ,
+    /// the limit δ, the gaps, the δ from the limit curve with its TV budgets, and Theorem 7.2's
+    /// auxiliary TV, with the sequence's text; `shufflecert verify` re-derives them (the
+    /// observations and the proved order stay labelled uncertified).
+    #[arg(long, value_name = "OUT.json")]
+    pub certificate: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -213,6 +220,12 @@ pub struct BerryEsseenArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Also write a certificate (schema v2) of every certified number printed: c, both lattice
+    /// curves, the Gaussian curve and the gaps; `shufflecert verify` re-derives them (gap/c and
+    /// the observed order stay labelled uncertified).
+    #[arg(long, value_name = "OUT.json")]
+    pub certificate: Option<String>,
 }
 
 #[derive(Debug, Args)]

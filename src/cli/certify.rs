@@ -518,3 +518,114 @@ pub fn range_audit_parts<'a>(
         proofs_notes: notes,
     }
 }
+
+/// The parts of a `limit` certificate: the sequence as given (and its file's text), the
+/// settings every curve ran with, and how each curve was computed.
+pub fn limit_parts<'a>(
+    given: &'a str,
+    text: Option<&'a str>,
+    study: &crate::limits::study::Study,
+    report: Value,
+) -> Parts<'a> {
+    // Every curve of the study runs on the interval backend with the default options and
+    // escalation (study.rs).
+    let settings = settings(
+        Backend::Interval,
+        Default::default(),
+        &PairOptions::default(),
+        Some(crate::query::DEFAULT_REL_WIDTH),
+    );
+    let mut notes = vec!["limit-study.md", "limit-experiments.md"];
+    for row in &study.rows {
+        let p = &row.provenance;
+        notes.extend(base_notes(
+            p.engine,
+            &p.arithmetic,
+            &settings.options,
+            settings.backend,
+        ));
+    }
+    if let Some((_, p)) = &study.limit_pair {
+        notes.extend(base_notes(
+            p.engine,
+            &p.arithmetic,
+            &settings.options,
+            settings.backend,
+        ));
+    }
+    if study
+        .rows
+        .iter()
+        .any(|r| r.transfer.is_some() || !r.auxiliary.is_empty())
+    {
+        notes.push("tv-and-le-cam.md");
+    }
+    let provenance = |p: &crate::limits::study::Provenance| {
+        json!({
+            "engine": p.engine,
+            "arithmetic": p.arithmetic,
+            "states": p.states,
+            "omitted_mass_bound": bound_text(&p.omitted),
+        })
+    };
+    let method = with_exact_endpoints(|| {
+        json!({
+            "route": "per n: the pair (T_{n,k}, T_{n,k+1}) of W^(n) by the pair engine (Part I Lemma 4.2); the limit delta of the projected jump pair (L(J), L(J + Delta)) on certified lattice windows (Part III Theorem 3.1); each gap as the distance of the two enclosures; for single-dominant sequences delta_n from the limit curve by Lemma 2.4 with the TV budget of the Poisson replacement; Theorem 7.2's auxiliary TV by Theorem 7.1's formula",
+            "finite": study.rows.iter().map(|r| {
+                let mut v = provenance(&r.provenance);
+                v["n"] = json!(r.n);
+                v
+            }).collect::<Vec<_>>(),
+            "limit": study.limit_pair.as_ref().map(|(_, p)| provenance(p)),
+            "tv_exp_bits": crate::limits::tv::EXP_BITS,
+        })
+    });
+    Parts {
+        schema: Schema::V2,
+        command: "limit",
+        mechanism: Subject::Sequence { given, text },
+        settings,
+        claims: None,
+        report,
+        method,
+        proofs_notes: notes,
+    }
+}
+
+/// The parts of a `berry-esseen` certificate (its parameters are in the report).
+pub fn berry_esseen_parts(
+    backend: Backend,
+    escalate_above: Option<f64>,
+    rows: &[crate::limits::berry_esseen::BerryEsseenRow],
+    report: Value,
+) -> Parts<'static> {
+    let settings = settings(
+        backend,
+        Default::default(),
+        &PairOptions::default(),
+        escalate_above,
+    );
+    let mut notes = vec![
+        "README.md",
+        "arithmetic.md",
+        "privacy-curves.md",
+        "limit-experiments.md",
+        "limit-study.md",
+    ];
+    if backend == Backend::Interval && rows.iter().any(|r| r.arithmetic.contains("mpfr")) {
+        notes.push("precision-escalation.md");
+    }
+    Parts {
+        schema: Schema::V2,
+        command: "berry-esseen",
+        mechanism: Subject::None,
+        settings,
+        claims: None,
+        report,
+        method: json!({
+            "route": "per lambda: c = lambda^(-1/2) bracketed in MPFR; the lattice pair (Poisson or Skellam shift) on certified windows of its lattice; the Gaussian shift's delta in closed form (MPFR erfc) at both ends of c's bracket (delta increases in mu); each gap as the distance of the enclosures, the larger of the two directions",
+            "truncation_bits": truncation_bits(backend, true),
+        }),
+        proofs_notes: notes,
+    }
+}

@@ -366,11 +366,18 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Limit(a) => {
-            let sequence = crate::limits::sequence::load_sequence(&a.family)?;
+            let (sequence, text) = crate::limits::sequence::load_sequence_with_text(&a.family)?;
             let rule = crate::limits::sequence::KRule::parse(&a.k_rule)?;
             let ns = validate::increasing_sizes(&a.n)?;
             let thresholds = validate::thresholds(a.eps.as_deref(), a.exp_eps.as_deref())?;
             let study = crate::limits::study::study(sequence, rule, &ns, thresholds)?;
+            if let Some(path) = &a.certificate {
+                let report = with_exact_endpoints(|| output::limit_json(&study));
+                certify::write(
+                    path,
+                    certify::limit_parts(&a.family, text.as_deref(), &study, report),
+                )?;
+            }
             plain(render(
                 a.json,
                 || output::limit_json(&study),
@@ -387,9 +394,17 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 backend,
                 escalate,
             )?;
+            if let Some(path) = &a.certificate {
+                let report =
+                    with_exact_endpoints(|| output::berry_esseen_json(&rows, &scale, pi.as_ref()));
+                certify::write(
+                    path,
+                    certify::berry_esseen_parts(backend, escalate, &rows, report),
+                )?;
+            }
             plain(render(
                 a.json,
-                || output::berry_esseen_json(&rows, pi.as_ref()),
+                || output::berry_esseen_json(&rows, &scale, pi.as_ref()),
                 || output::berry_esseen_text(&rows, pi.as_ref()),
             ))
         }

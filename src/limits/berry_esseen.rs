@@ -21,6 +21,9 @@ use serde_json::json;
 #[derive(Clone, Debug)]
 pub struct BerryEsseenRow {
     pub lambda: Rational,
+    /// The lattice experiment as `--experiment` names it (`poisson-shift:lambda=L` or
+    /// `skellam-shift:a=A,b=B`).
+    pub experiment: String,
     /// `c = λ^{-1/2}`, enclosed.
     pub c: Enclosure,
     /// The lattice experiment's δ in both directions, per threshold.
@@ -31,13 +34,20 @@ pub struct BerryEsseenRow {
     pub gap: Vec<Enclosure>,
     /// The arithmetic of the lattice curves.
     pub arithmetic: String,
+    /// The arithmetic of the Gaussian curve (`mpfr-P`).
+    pub gaussian_arithmetic: String,
 }
 
 impl BerryEsseenRow {
     /// `gap/c` at threshold i, from the midpoints (an observation).
     pub fn scaled_gap(&self, i: usize) -> f64 {
-        self.gap[i].mid_f64() / self.c.mid_f64()
+        scaled_gap(&self.gap[i], &self.c)
     }
+}
+
+/// `gap/c` from the midpoints: an observation in doubles, not a certificate.
+pub fn scaled_gap(gap: &Enclosure, c: &Enclosure) -> f64 {
+    gap.mid_f64() / c.mid_f64()
 }
 
 /// `c = λ^{-1/2}` as a rational bracket `[lo, hi]` (MPFR, outward).
@@ -108,7 +118,7 @@ pub fn berry_esseen(
             };
             let query = ExperimentQuery {
                 experiment: LimitExperiment {
-                    name,
+                    name: name.clone(),
                     kind: if pi.is_some() {
                         "skellam-shift"
                     } else {
@@ -147,11 +157,13 @@ pub fn berry_esseen(
                 .collect();
             Ok(BerryEsseenRow {
                 lambda: lambda.clone(),
+                experiment: name,
                 c: Enclosure::from_rationals(mu.0, mu.1),
                 lattice: computed.result,
                 gaussian,
                 gap,
                 arithmetic: computed.arithmetic,
+                gaussian_arithmetic: format!("mpfr-{precision}"),
             })
         })
         .collect()
@@ -160,11 +172,22 @@ pub fn berry_esseen(
 /// The order `log(gap_i/gap_j)/log(c_i/c_j)` observed between two rows at threshold t (`None`
 /// when a gap is not resolved away from 0).
 pub fn observed_order(a: &BerryEsseenRow, b: &BerryEsseenRow, t: usize) -> Option<f64> {
-    let (ga, gb) = (a.gap[t].lo().to_f64(), b.gap[t].lo().to_f64());
-    if ga <= 0.0 || gb <= 0.0 {
+    order_between(&a.gap[t], &a.c, &b.gap[t], &b.c)
+}
+
+/// The order `log(ga/gb)/log(ca/cb)` observed between the gaps `ga` at `ca` and `gb` at `cb`
+/// (`None` when a gap is not resolved away from 0): an observation in doubles, not a
+/// certificate.
+pub fn order_between(
+    ga: &Enclosure,
+    ca: &Enclosure,
+    gb: &Enclosure,
+    cb: &Enclosure,
+) -> Option<f64> {
+    if ga.lo().to_f64() <= 0.0 || gb.lo().to_f64() <= 0.0 {
         return None;
     }
-    Some((a.gap[t].mid_f64() / b.gap[t].mid_f64()).ln() / (a.c.mid_f64() / b.c.mid_f64()).ln())
+    Some((ga.mid_f64() / gb.mid_f64()).ln() / (ca.mid_f64() / cb.mid_f64()).ln())
 }
 
 #[cfg(test)]

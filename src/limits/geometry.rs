@@ -321,6 +321,41 @@ impl Geometry {
     }
 }
 
+impl Geometry {
+    /// The geometry as reports and certificates hold it: every vector and matrix exactly.
+    pub fn to_json(&self) -> serde_json::Value {
+        let vector = |v: &[Rational]| -> serde_json::Value { v.iter().map(exact_string).collect() };
+        let matrix = |m: &Matrix| -> serde_json::Value { m.iter().map(|r| vector(r)).collect() };
+        serde_json::json!({
+            "d": self.d,
+            "pi": exact_string(&self.pi),
+            "dominant_sets": [self.dominant[0], self.dominant[1]],
+            "dominant_laws": [vector(&self.p[0]), vector(&self.p[1])],
+            "rare_intensities": [vector(&self.alpha[0]), vector(&self.alpha[1])],
+            "mu": [vector(&self.mu[0]), vector(&self.mu[1])],
+            "tangent_m0": self.tangent[0].iter().map(|v| vector(v)).collect::<Vec<_>>(),
+            "tangent_m1": self.tangent[1].iter().map(|v| vector(v)).collect::<Vec<_>>(),
+            "dim_m0": self.dims[0],
+            "dim_m1": self.dims[1],
+            "dim_m": self.dims[2],
+            "projection_g": matrix(&self.pi_g),
+            "projection_j": matrix(&self.pi_j),
+            "components": self.components,
+            "atoms": self.atoms.iter().map(|a| vector(a)).collect::<Vec<_>>(),
+            "delta_shift": vector(&self.delta),
+            "jumps": self.jumps.iter().map(|j| serde_json::json!({
+                "group": j.group, "output": j.output,
+                "vector": vector(&j.vector), "intensity": exact_string(&j.intensity),
+            })).collect::<Vec<_>>(),
+            "levy_measure_atoms": self.nu().len(),
+            "sigma": matrix(&self.sigma),
+            "overlap": format!("{:?}", self.overlap()).to_lowercase(),
+            "specialisation": self.specialisation(),
+            "compatible_theorem_7_3": self.compatible(),
+        })
+    }
+}
+
 /// Which part of Theorem 3.1(iii) covers a sequence, and the rate the paper proves.
 #[derive(Clone, Debug)]
 pub struct Coverage {

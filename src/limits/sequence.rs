@@ -161,9 +161,15 @@ impl MechanismSequence {
 
 /// Reads a sequence from a family string (`…exp_eps0=n/C`) or a file.
 pub fn load_sequence(spec: &str) -> Result<MechanismSequence> {
+    load_sequence_with_text(spec).map(|(s, _)| s)
+}
+
+/// [`load_sequence`], with the text of the file it was read from (`None` for a family
+/// string), so that a certificate records what was computed and not only a path.
+pub fn load_sequence_with_text(spec: &str) -> Result<(MechanismSequence, Option<String>)> {
     let (family, params) = spec.split_once(':').unwrap_or((spec, ""));
     if family == "binary-rr" || family == "k-rr" {
-        return family_sequence(spec, family, params);
+        return Ok((family_sequence(spec, family, params)?, None));
     }
     let text = std::fs::read_to_string(spec).map_err(|e| Error::Io {
         path: spec.to_string(),
@@ -171,7 +177,27 @@ pub fn load_sequence(spec: &str) -> Result<MechanismSequence> {
             "cannot read sequence file ({e}); families: binary-rr:exp_eps0=n/C, k-rr:k=K,exp_eps0=n/C"
         ),
     })?;
-    affine_sequence(spec, &text)
+    let sequence = affine_sequence(spec, &text)?;
+    Ok((sequence, Some(text)))
+}
+
+/// A sequence as a certificate records it: a family string (`text` = `None`), or the text of
+/// the file named `spec` (read from the text, not from the path).
+pub fn sequence_from_source(spec: &str, text: Option<&str>) -> Result<MechanismSequence> {
+    match text {
+        Some(text) => affine_sequence(spec, text),
+        None => {
+            let (family, params) = spec.split_once(':').unwrap_or((spec, ""));
+            if family == "binary-rr" || family == "k-rr" {
+                family_sequence(spec, family, params)
+            } else {
+                Err(Error::argument(
+                    "sequence.text",
+                    format!("{spec} is not a family string, and the file's text is missing"),
+                ))
+            }
+        }
+    }
 }
 
 fn family_sequence(spec: &str, family: &str, params: &str) -> Result<MechanismSequence> {

@@ -13,10 +13,11 @@
 
 use super::experiment::{ExperimentQuery, LimitExperiment, Model, answer};
 use super::geometry::{Coverage, Geometry, coverage};
-use super::lattice;
+use super::lattice::{self, CompoundPoisson};
 use super::sequence::{KRule, MechanismSequence};
 use super::tv::{
-    barbour_hall_binomial, curve_transfer, per_trial_poisson, poisson_mean_perturbation,
+    barbour_hall_binomial_bits, curve_transfer, per_trial_poisson_bits,
+    poisson_mean_perturbation_bits,
 };
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
 use crate::arith::{Scalar, Transcendental};
@@ -43,6 +44,8 @@ pub struct StudyRow {
     pub k: u64,
     /// The certified finite-n δ at each threshold, both directions.
     pub finite: Vec<DeltaRow>,
+    /// How `finite` was computed.
+    pub provenance: Provenance,
     /// `|δ_n − δ_∞|` per threshold, `[qp, pq]`, enclosed (empty when no limit is printed).
     pub gap: Vec<[Enclosure; 2]>,
     /// The TV budget and the limit-based enclosure of δ_n per threshold, `[qp, pq]`
@@ -51,6 +54,28 @@ pub struct StudyRow {
     /// Theorem 7.2's auxiliary comparison in each two-output dominant block reached by cross
     /// messages.
     pub auxiliary: Vec<Auxiliary>,
+}
+
+/// How a curve was computed (for reports and certificates).
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// e.g. `interval`, `mpfr-256`.
+    pub arithmetic: String,
+    pub engine: &'static str,
+    pub states: usize,
+    /// The certified bound on the mass truncation left out.
+    pub omitted: Rational,
+}
+
+impl Provenance {
+    pub fn of<R>(c: &crate::query::Computed<R>) -> Self {
+        Provenance {
+            arithmetic: c.arithmetic.clone(),
+            engine: c.engine,
+            states: c.states,
+            omitted: c.omitted.clone(),
+        }
+    }
 }
 
 /// The finite-n δ from the limit curve (Lemma 2.4).
@@ -90,7 +115,7 @@ pub struct Auxiliary {
 }
 
 /// The auxiliary comparisons at (n, k) (see [`Auxiliary`]).
-fn auxiliary(g: &Geometry, n: u64, k: u64) -> Vec<Auxiliary> {
+pub fn auxiliary(g: &Geometry, n: u64, k: u64) -> Vec<Auxiliary> {
     if g.overlap() != super::geometry::Overlap::Disjoint {
         return Vec::new();
     }
@@ -127,6 +152,8 @@ pub struct Study {
     pub thresholds: Vec<Threshold>,
     /// The limit δ per threshold (None when Theorem 3.1(iii) does not cover the sequence).
     pub limit: Option<Vec<DeltaRow>>,
+    /// The limit pair `(L(J), L(J + Δ))` the limit δ is computed on, and how.
+    pub limit_pair: Option<(CompoundPoisson, Provenance)>,
     /// True when the limit pair and the transfer were computed on the sufficiency-reduced
     /// alphabet.
     pub limit_on_reduced: bool,
@@ -137,33 +164,43 @@ pub struct Study {
     pub rows: Vec<StudyRow>,
 }
 
-/// The limit pair's δ at the thresholds (interval backend with escalation).
-fn limit_curve(g: &Geometry, thresholds: &[Threshold]) -> Result<Vec<DeltaRow>> {
+/// The limit pair as an experiment to query.
+pub fn limit_experiment(pair: &CompoundPoisson) -> LimitExperiment {
+    LimitExperiment {
+        name: "projected jump limit (L(J), L(J + Δ))".into(),
+        kind: "compound-poisson",
+        model: Model::Lattice(pair.clone()),
+        parameters: json!({}),
+        file: None,
+    }
+}
+
+/// The limit pair's δ at the thresholds (interval backend with escalation), and how it was
+/// computed.
+fn limit_curve(
+    pair: &CompoundPoisson,
+    thresholds: &[Threshold],
+) -> Result<(Vec<DeltaRow>, Provenance)> {
     let query = ExperimentQuery {
-        experiment: LimitExperiment {
-            name: "projected jump limit (L(J), L(J + Δ))".into(),
-            kind: "compound-poisson",
-            model: Model::Lattice(g.limit_pair()?),
-            parameters: json!({}),
-            file: None,
-        },
+        experiment: limit_experiment(pair),
         backend: Backend::Interval,
         escalate_above: Some(1e-9),
     };
-    Ok(answer(
+    let computed = answer(
         &query,
         &DeltaJob {
             thresholds: thresholds.to_vec(),
         },
-    )?
-    .result)
+    )?;
+    let provenance = Provenance::of(&computed);
+    Ok((computed.result, provenance))
 }
 
 /// Whether some likelihood ratio of the limit pair equals `e^{±ε}` within 2^-200, per
 /// threshold (computed in 256-bit MPFR).
-fn resonances(g: &Geometry, thresholds: &[Threshold]) -> Result<Vec<bool>> {
+pub fn resonances(pair: &CompoundPoisson, thresholds: &[Threshold]) -> Result<Vec<bool>> {
     let ctx = MpfrCtx { precision: 256 };
-    let law = lattice::pair_law::<MpfrInterval>(&g.limit_pair()?, &ctx)?;
+    let law = lattice::pair_law::<MpfrInterval>(pair, &ctx)?;
     let ratios: Vec<MpfrInterval> = law
         .p
         .iter()
@@ -199,6 +236,18 @@ pub fn single_dominant_budget(
     n: u64,
     k: u64,
 ) -> Result<Option<Budget>> {
+    single_dominant_budget_bits(g, seq, n, k, super::tv::EXP_BITS)
+}
+
+/// [`single_dominant_budget`] with every exponential bracketed in `bits`-bit MPFR (`verify`
+/// recomputes it finer).
+pub fn single_dominant_budget_bits(
+    g: &Geometry,
+    seq: &MechanismSequence,
+    n: u64,
+    k: u64,
+    bits: u32,
+) -> Result<Option<Budget>> {
     if g.dominant.iter().any(|d| d.len() != 1) {
         return Ok(None);
     }
@@ -211,16 +260,17 @@ pub fn single_dominant_budget(
         let rare: Vec<usize> = (0..g.d).filter(|y| !g.dominant[b].contains(y)).collect();
         let total: Rational = rare.iter().map(|&y| rows[b][y].clone()).sum();
         let approximation = if rare.len() == 1 {
-            barbour_hall_binomial(m, &total)
+            barbour_hall_binomial_bits(m, &total, bits)
         } else {
-            per_trial_poisson(m, &total)
+            per_trial_poisson_bits(m, &total, bits)
         };
         let perturbation: Rational = rare
             .iter()
             .map(|&y| {
-                poisson_mean_perturbation(
+                poisson_mean_perturbation_bits(
                     &Rational::from(&rows[b][y] * m),
                     &Rational::from(&weight[b] * &g.alpha[b][y]),
+                    bits,
                 )
             })
             .sum();
@@ -233,16 +283,46 @@ pub fn single_dominant_budget(
     }))
 }
 
+/// The per-n transfer of Lemma 2.4: each limit δ widened by the budget (`[qp, pq]` per
+/// threshold), `c` the upper end of `e^ε` for each row.
+pub fn transfers(
+    limit: &[DeltaRow],
+    budget: &Budget,
+    c: impl Fn(&Threshold) -> Rational,
+) -> Vec<[Transfer; 2]> {
+    limit
+        .iter()
+        .map(|row| {
+            let c = c(&row.threshold);
+            [
+                Transfer::of(&row.qp, &budget.tv_q, &budget.tv_p, &c),
+                Transfer::of(&row.pq, &budget.tv_p, &budget.tv_q, &c),
+            ]
+        })
+        .collect()
+}
+
 /// The largest alphabet whose geometry is computed (exact d × d projections).
 const MAX_GEOMETRY_OUTPUTS: usize = 64;
 
-/// Runs the study at each n.
-pub fn study(
-    sequence: MechanismSequence,
-    rule: KRule,
-    ns: &[u64],
-    thresholds: Vec<Threshold>,
-) -> Result<Study> {
+/// What a study computes on before any n: the geometry of the sequence described (the
+/// sufficiency-reduced one for large alphabets), its coverage, and the sequence and geometry
+/// the limit pair and the transfer run on.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The sequence the geometry describes (the sufficiency-reduced one when
+    /// `geometry_on_reduced`).
+    pub described: MechanismSequence,
+    pub geometry: Geometry,
+    pub geometry_on_reduced: bool,
+    pub coverage: Coverage,
+    pub working: MechanismSequence,
+    pub working_geometry: Geometry,
+    pub limit_on_reduced: bool,
+}
+
+/// The study's setup (exact; see [`Setup`]).
+pub fn setup(sequence: &MechanismSequence, rule: &KRule) -> Result<Setup> {
     // The exact geometry is cubic in the alphabet: large alphabets are described by their
     // sufficiency-reduced sequence (same finite-n curves), and refused when that is large too.
     let (described, geometry_on_reduced) = if sequence.d() > MAX_GEOMETRY_OUTPUTS {
@@ -262,23 +342,51 @@ pub fn study(
         (sequence.clone(), false)
     };
     let geometry = Geometry::of(&described, &rule.pi())?;
-    let cover = coverage(&geometry, &rule);
+    let coverage = coverage(&geometry, rule);
     // The limit pair and the TV transfer run on the sufficiency-reduced sequence when it is
     // smaller and covered too (identical finite-n curves, fewer jumps); the geometry and its
     // classification are reported for the sequence described.
-    let working = described
-        .reduced()
-        .filter(|r| Geometry::of(r, &rule.pi()).is_ok_and(|g| coverage(&g, &rule).part.is_some()));
+    let working = described.reduced().filter(|r| {
+        Geometry::of(r, &rule.pi())
+            .is_ok_and(|g| super::geometry::coverage(&g, rule).part.is_some())
+    });
     let limit_on_reduced = working.is_some() || geometry_on_reduced;
     let working = working.unwrap_or_else(|| described.clone());
     let working_geometry = Geometry::of(&working, &rule.pi())?;
-    let (limit, resonant) = if cover.part.is_some() {
-        (
-            Some(limit_curve(&working_geometry, &thresholds)?),
-            resonances(&working_geometry, &thresholds)?,
-        )
+    Ok(Setup {
+        described,
+        geometry,
+        geometry_on_reduced,
+        coverage,
+        working,
+        working_geometry,
+        limit_on_reduced,
+    })
+}
+
+/// Runs the study at each n.
+pub fn study(
+    sequence: MechanismSequence,
+    rule: KRule,
+    ns: &[u64],
+    thresholds: Vec<Threshold>,
+) -> Result<Study> {
+    let Setup {
+        described: _,
+        geometry,
+        geometry_on_reduced,
+        coverage: cover,
+        working,
+        working_geometry,
+        limit_on_reduced,
+    } = setup(&sequence, &rule)?;
+    let (limit, limit_pair, resonant) = if cover.part.is_some() {
+        let pair = working_geometry.limit_pair()?;
+        let (rows, provenance) = limit_curve(&pair, &thresholds)?;
+        let resonant = resonances(&pair, &thresholds)?;
+        (Some(rows), Some((pair, provenance)), resonant)
     } else {
-        (None, vec![false; thresholds.len()])
+        (None, None, vec![false; thresholds.len()])
     };
     let mut rows = Vec::new();
     let progress = Stage::start("limit", "sizes n", ns.len() as u64);
@@ -293,13 +401,14 @@ pub fn study(
             exact_ctx: Default::default(),
             escalate_above: Some(1e-9),
         };
-        let finite = crate::query::answer(
+        let computed = crate::query::answer(
             &query,
             &DeltaJob {
                 thresholds: thresholds.clone(),
             },
-        )?
-        .result;
+        )?;
+        let provenance = Provenance::of(&computed);
+        let finite = computed.result;
         let gaps = match &limit {
             Some(l) => finite
                 .iter()
@@ -310,16 +419,7 @@ pub fn study(
         };
         let transfer = match &limit {
             Some(l) => single_dominant_budget(&working_geometry, &working, n, k)?.map(|budget| {
-                let widened = l
-                    .iter()
-                    .map(|row| {
-                        let c = row.threshold.exp_upper_bound();
-                        [
-                            Transfer::of(&row.qp, &budget.tv_q, &budget.tv_p, &c),
-                            Transfer::of(&row.pq, &budget.tv_p, &budget.tv_q, &c),
-                        ]
-                    })
-                    .collect();
+                let widened = transfers(l, &budget, Threshold::exp_upper_bound);
                 (budget, widened)
             }),
             None => None,
@@ -328,6 +428,7 @@ pub fn study(
             n,
             k,
             finite,
+            provenance,
             gap: gaps,
             transfer,
             auxiliary: auxiliary(&geometry, n, k),
@@ -342,6 +443,7 @@ pub fn study(
         coverage: cover,
         thresholds,
         limit,
+        limit_pair,
         limit_on_reduced,
         resonant,
         rows,
@@ -355,9 +457,15 @@ pub fn observed_order(rows: &[StudyRow], i: usize, t: usize, dir: usize) -> Opti
         return None;
     }
     let (a, b) = (&rows[i - 1], &rows[i]);
-    let (ga, gb) = (&a.gap[t][dir], &b.gap[t][dir]);
+    order_between(&a.gap[t][dir], a.n, &b.gap[t][dir], b.n)
+}
+
+/// The order `−log(gb/ga)/log(nb/na)` observed between the gaps `ga` at `na` and `gb` at `nb`
+/// (`None` when a gap is not resolved away from 0): an observation in doubles, not a
+/// certificate.
+pub fn order_between(ga: &Enclosure, na: u64, gb: &Enclosure, nb: u64) -> Option<f64> {
     if ga.lo().to_f64() <= 0.0 || gb.lo().to_f64() <= 0.0 {
         return None;
     }
-    Some(-(gb.mid_f64() / ga.mid_f64()).ln() / (b.n as f64 / a.n as f64).ln())
+    Some(-(gb.mid_f64() / ga.mid_f64()).ln() / (nb as f64 / na as f64).ln())
 }

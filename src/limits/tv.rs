@@ -24,8 +24,9 @@ use crate::exact::binary::{WindowLaw, binomial_window};
 use crate::query::{DeltaRow, Threshold};
 use rug::Rational;
 
-/// Bits of the MPFR brackets of `e^x` used by the bounds.
-const EXP_BITS: u32 = 128;
+/// Bits of the MPFR brackets of `e^x` used by the bounds (the `_bits` variants take others,
+/// for `verify`).
+pub const EXP_BITS: u32 = 128;
 
 /// `min(x, 1)`: a TV is at most 1.
 fn at_most_one(x: Rational) -> Rational {
@@ -98,9 +99,9 @@ pub fn le_cam_poisson(ps: &[Rational]) -> Rational {
     at_most_one(ps.iter().map(|p| Rational::from(p * p)).sum())
 }
 
-/// `1 − e^{−x}` rounded up (`x ≥ 0` rational).
-fn one_minus_exp_neg_up(x: &Rational) -> Rational {
-    let (lo, _) = exp_bracket(&Rational::from(-x), EXP_BITS);
+/// `1 − e^{−x}` rounded up (`x ≥ 0` rational), `e^{−x}` bracketed in `bits`-bit MPFR.
+fn one_minus_exp_neg_up(x: &Rational, bits: u32) -> Rational {
+    let (lo, _) = exp_bracket(&Rational::from(-x), bits);
     Rational::from(1) - lo
 }
 
@@ -112,17 +113,22 @@ pub fn barbour_hall(ps: &[Rational]) -> Rational {
         return Rational::new();
     }
     let squares: Rational = ps.iter().map(|p| Rational::from(p * p)).sum();
-    at_most_one(one_minus_exp_neg_up(&lambda) / lambda * squares)
+    at_most_one(one_minus_exp_neg_up(&lambda, EXP_BITS) / lambda * squares)
 }
 
 /// Barbour–Hall for `Bin(m, p)`: `TV(Bin(m, p), Poi(mp)) ≤ (1 − e^{−mp})·p` (the bound of
 /// [`barbour_hall`] with m equal probabilities, without listing them).
 pub fn barbour_hall_binomial(m: u64, p: &Rational) -> Rational {
+    barbour_hall_binomial_bits(m, p, EXP_BITS)
+}
+
+/// [`barbour_hall_binomial`] with its exponential bracketed in `bits`-bit MPFR.
+pub fn barbour_hall_binomial_bits(m: u64, p: &Rational, bits: u32) -> Rational {
     let lambda = Rational::from(p * m);
     if lambda == 0 {
         return Rational::new();
     }
-    at_most_one(one_minus_exp_neg_up(&lambda) * p)
+    at_most_one(one_minus_exp_neg_up(&lambda, bits) * p)
 }
 
 /// The per-trial bound of Part III §5 (Step 4): m independent trials, each landing in a set of
@@ -130,13 +136,23 @@ pub fn barbour_hall_binomial(m: u64, p: &Rational) -> Rational {
 /// `m·W(w)`: `TV ≤ m·p·(1 − e^{−p})`, since one trial is at TV `p(1 − e^{−p})` from its
 /// Poisson vector and Lemma 2.2 adds over trials.
 pub fn per_trial_poisson(m: u64, p: &Rational) -> Rational {
-    at_most_one(Rational::from(p * m) * one_minus_exp_neg_up(p))
+    per_trial_poisson_bits(m, p, EXP_BITS)
+}
+
+/// [`per_trial_poisson`] with its exponential bracketed in `bits`-bit MPFR.
+pub fn per_trial_poisson_bits(m: u64, p: &Rational, bits: u32) -> Rational {
+    at_most_one(Rational::from(p * m) * one_minus_exp_neg_up(p, bits))
 }
 
 /// `TV(Poi(λ), Poi(μ)) ≤ 1 − e^{−|λ − μ|}`: with `λ ≤ μ`, `Poi(μ) = Poi(λ) + Poi(μ − λ)`
 /// independently, and the two differ only when the extra count is non-zero.
 pub fn poisson_mean_perturbation(lambda: &Rational, mu: &Rational) -> Rational {
-    one_minus_exp_neg_up(&Rational::from(lambda - mu).abs())
+    poisson_mean_perturbation_bits(lambda, mu, EXP_BITS)
+}
+
+/// [`poisson_mean_perturbation`] with its exponential bracketed in `bits`-bit MPFR.
+pub fn poisson_mean_perturbation_bits(lambda: &Rational, mu: &Rational, bits: u32) -> Rational {
+    one_minus_exp_neg_up(&Rational::from(lambda - mu).abs(), bits)
 }
 
 /// Theorem 7.1: `TV(S + Ber(q), S + Ber(p)) = |q − p|·max_j P(S = j)` for `S ~ Bin(m, p)`

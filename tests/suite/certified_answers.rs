@@ -996,3 +996,348 @@ fn range_audit_certificates_reject_tampering() {
     assert_eq!(run.status, 2, "{}", run.stderr);
     assert!(run.stderr.contains("ranges"), "{}", run.stderr);
 }
+
+/// An exact number of a certificate, halved.
+fn halved(v: &mut Value) {
+    let q = shufflecert::enclosure::parse_rational(v.as_str().unwrap()).unwrap();
+    *v = json!(shufflecert::enclosure::exact_string(&(q / 2u32)));
+}
+
+#[test]
+fn limit_certificates_hold_every_certified_number() {
+    // Single-dominant (limit δ, gaps, δ_n from the limit curve and its TV budgets; exact and
+    // the brute-force reference at n = 10), Theorem 7.2's array (the auxiliary TV, exactly), an
+    // interior k-RR sequence whose limit runs on the merged alphabet, and Proposition 6.1
+    // (no limit: only the finite δ is certified).
+    let single = [
+        "limit",
+        "--family",
+        "binary-rr:exp_eps0=n/2",
+        "--n",
+        "10,100",
+        "--eps",
+        "0.5",
+    ];
+    let (file, cert) = verified(&single, "limit-single.json");
+    assert_eq!(
+        cert["sequence"],
+        json!({ "given": single[2], "text": null })
+    );
+    assert!(cert["mechanism"].is_null());
+    for note in ["limit-study.md", "limit-experiments.md", "tv-and-le-cam.md"] {
+        assert!(cert["proofs_notes"].to_string().contains(note), "{note}");
+    }
+    let routes = verify(&file).1["routes"].to_string();
+    for route in [
+        "defining properties",
+        "exact",
+        "reference",
+        "Lemma 2.4",
+        "δ_n itself",
+        "not certified",
+    ] {
+        assert!(routes.contains(route), "{route}: {routes}");
+    }
+    let observed = &cert["report"]["rows"][1]["results"][0]["observed"];
+    assert_eq!(observed["certified"], false);
+    assert!(observed["order_qp"].is_f64());
+    let seven_two = "fixtures/sequences/theorem-7-2.toml";
+    let sharp = [
+        "limit",
+        "--family",
+        seven_two,
+        "--n",
+        "20,40",
+        "--k-rule",
+        "fraction:1/2",
+        "--eps",
+        "0.5",
+    ];
+    let (file, sharp_cert) = verified(&sharp, "limit-theorem-7-2.json");
+    assert_eq!(
+        sharp_cert["sequence"]["text"],
+        json!(
+            std::fs::read_to_string(format!("{}/{seven_two}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        )
+    );
+    assert!(
+        verify(&file).1["routes"]
+            .to_string()
+            .contains("Theorem 7.1")
+    );
+    let (_, reduced) = verified(
+        &[
+            "limit",
+            "--family",
+            "k-rr:k=4,exp_eps0=n/2,inputs=2",
+            "--n",
+            "40,80",
+            "--k-rule",
+            "fraction:1/2",
+            "--eps",
+            "0.5",
+        ],
+        "limit-reduced.json",
+    );
+    assert_eq!(reduced["report"]["limit_on_reduced_alphabet"], true);
+    let (_, uncovered) = verified(
+        &[
+            "limit",
+            "--family",
+            "fixtures/sequences/proposition-6-1.toml",
+            "--n",
+            "20",
+            "--eps",
+            "0,1",
+        ],
+        "limit-uncovered.json",
+    );
+    assert!(uncovered["report"]["limit_pair"].is_null());
+
+    let cases: Vec<Case> = vec![
+        (
+            "finite",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["rows"][1]["results"][0]["delta_qp"],
+                    "0.2",
+                    "0.3",
+                )
+            }),
+            "rows.1.results.0.delta_qp",
+        ),
+        (
+            "limit",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["thresholds"][0]["delta_limit_pq"],
+                    "0.1",
+                    "0.11",
+                )
+            }),
+            "thresholds.0.delta_limit_pq",
+        ),
+        (
+            "gap",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["rows"][0]["results"][0]["gap_qp"],
+                    "0.5",
+                    "0.6",
+                )
+            }),
+            "rows.0.results.0.gap_qp",
+        ),
+        (
+            "narrowed-transfer",
+            Box::new(|c| {
+                let v = &mut c["report"]["rows"][1]["results"][0]["from_limit_pq"];
+                let hi = v["hi"].as_str().unwrap().to_string();
+                set(v, &hi, &hi);
+            }),
+            "rows.1.results.0.from_limit_pq",
+        ),
+        (
+            "budget",
+            Box::new(|c| halved(&mut c["report"]["rows"][1]["results"][0]["from_limit_budget_qp"])),
+            "rows.1.results.0.from_limit_budget_qp",
+        ),
+        (
+            "tv-budget",
+            Box::new(|c| halved(&mut c["report"]["rows"][0]["tv_budget"]["tv_q"])),
+            "rows.0.tv_budget.tv_q",
+        ),
+        (
+            "useful",
+            Box::new(|c| {
+                let r = &mut c["report"]["rows"][1]["results"][0];
+                let u = r["from_limit_useful_qp"].as_bool().unwrap();
+                r["from_limit_useful_qp"] = json!(!u);
+            }),
+            "rows.1.results.0.from_limit_useful_qp",
+        ),
+        (
+            "resonant",
+            Box::new(|c| c["report"]["thresholds"][0]["resonant"] = json!(true)),
+            "thresholds.0.resonant",
+        ),
+        (
+            "k",
+            Box::new(|c| c["report"]["rows"][1]["k"] = json!(1)),
+            "rows.1.k",
+        ),
+        (
+            "order",
+            Box::new(|c| c["report"]["rows"][1]["results"][0]["observed"]["order_pq"] = json!(0.5)),
+            "rows.1.results.0.observed.order_pq",
+        ),
+        (
+            "observation-certified",
+            Box::new(|c| {
+                c["report"]["rows"][1]["results"][0]["observed"]["certified"] = json!(true)
+            }),
+            "rows.1.results.0.observed.certified",
+        ),
+        (
+            "proved-order",
+            Box::new(|c| c["report"]["proved_order"]["certified"] = json!(true)),
+            "report.proved_order",
+        ),
+        (
+            "regime",
+            Box::new(|c| c["report"]["theorem_3_1_iii_part"] = json!("(a) interior")),
+            "report.theorem_3_1_iii_part",
+        ),
+        (
+            "geometry",
+            Box::new(|c| c["report"]["geometry"]["delta_shift"] = json!(["-2", "2"])),
+            "geometry.delta_shift",
+        ),
+        (
+            "limit-pair",
+            Box::new(|c| c["report"]["limit_pair"]["jumps"][0]["intensity"] = json!("3")),
+            "report.limit_pair",
+        ),
+        (
+            "sequence",
+            Box::new(|c| c["sequence"]["given"] = json!("binary-rr:exp_eps0=n/3")),
+            "report.sequence",
+        ),
+        (
+            "tool-version",
+            Box::new(|c| c["tool"]["version"] = json!("0.1.9")),
+            "which never wrote a limit study",
+        ),
+        (
+            "version-1",
+            Box::new(|c| {
+                c["schema"] = json!("shufflecert/certificate/v1");
+                c["tool"]["version"] = json!("0.1.9");
+            }),
+            "names version 1, which does not describe a limit study",
+        ),
+    ];
+    reject_all(&cert, "limit", cases);
+    let cases: Vec<Case> = vec![
+        (
+            "text",
+            Box::new(|c| {
+                let text = c["sequence"]["text"].as_str().unwrap().replacen(
+                    "[\"0\", \"2/3\"], [\"0\", \"1/3\"]",
+                    "[\"0\", \"1/3\"], [\"0\", \"2/3\"]",
+                    1,
+                );
+                c["sequence"]["text"] = json!(text);
+            }),
+            "report.geometry",
+        ),
+        (
+            "auxiliary-tv",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["rows"][0]["theorem_7_2_auxiliary"][0]["tv"],
+                    "0.01",
+                    "0.02",
+                )
+            }),
+            "rows.0.theorem_7_2_auxiliary.0.tv",
+        ),
+        (
+            "auxiliary-split",
+            Box::new(|c| c["report"]["rows"][1]["theorem_7_2_auxiliary"][0]["q"] = json!("1/3")),
+            "rows.1.theorem_7_2_auxiliary.0.q",
+        ),
+    ];
+    reject_all(&sharp_cert, "limit-sharp", cases);
+}
+
+#[test]
+fn berry_esseen_certificates_hold_every_certified_number() {
+    let local = ["berry-esseen", "--lambda", "16,256", "--t", "1"];
+    let (file, cert) = verified(&local, "berry-esseen-local.json");
+    assert!(cert["mechanism"].is_null() && cert["sequence"].is_null());
+    let routes = verify(&file).1["routes"].to_string();
+    for route in ["c_lo²·λ ≤ 1", "Gaussian shift", "not certified"] {
+        assert!(routes.contains(route), "{route}: {routes}");
+    }
+    verified(
+        &[
+            "berry-esseen",
+            "--lambda",
+            "4,9",
+            "--eps",
+            "0.5",
+            "--pi",
+            "1/3",
+            "--precision",
+            "160",
+        ],
+        "berry-esseen-skellam.json",
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "c",
+            Box::new(|c| set(&mut c["report"]["rows"][0]["c"], "0.2500001", "0.2500002")),
+            "rows.0.c",
+        ),
+        (
+            "lattice",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["rows"][1]["results"][0]["delta_pq"],
+                    "0",
+                    "0.001",
+                )
+            }),
+            "rows.1.results.0.delta_pq",
+        ),
+        (
+            "gaussian",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["rows"][0]["results"][0]["delta_gaussian"],
+                    "0.02",
+                    "0.021",
+                )
+            }),
+            "rows.0.results.0.delta_gaussian",
+        ),
+        (
+            "gap",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["rows"][1]["results"][0]["gap"],
+                    "0",
+                    "1e-6",
+                )
+            }),
+            "rows.1.results.0.gap",
+        ),
+        (
+            "eps",
+            Box::new(|c| c["report"]["rows"][0]["results"][0]["eps"] = json!("0.3")),
+            "rows.0.results.0.eps",
+        ),
+        (
+            "lambda",
+            Box::new(|c| c["report"]["rows"][1]["lambda"] = json!("255")),
+            "rows.1.experiment",
+        ),
+        (
+            "order",
+            Box::new(|c| c["report"]["rows"][1]["results"][0]["observed"]["order"] = json!(1.0)),
+            "rows.1.results.0.observed.order",
+        ),
+        (
+            "tool-version",
+            Box::new(|c| c["tool"]["version"] = json!("0.1.9")),
+            "which never wrote a Berry–Esseen diagnostic",
+        ),
+        (
+            "version-1",
+            Box::new(|c| c["schema"] = json!("shufflecert/certificate/v1")),
+            "names version 1",
+        ),
+    ];
+    reject_all(&cert, "berry-esseen", cases);
+}

@@ -183,7 +183,7 @@ fn limit_binary_rr_sparse_sequence_converges_at_order_one() {
                 row["n"]
             );
             if i > 0 {
-                let order = r[format!("observed_order_{dir}")].as_f64().unwrap();
+                let order = r["observed"][format!("order_{dir}")].as_f64().unwrap();
                 assert!((order - 1.0).abs() < 0.05, "{dir}: order {order}");
             }
         }
@@ -297,7 +297,7 @@ fn theorem_7_2_sharpness_and_theorem_7_3_compatibility() {
     // with S ~ Bin(n/2, 1/3), ≈ (1/3)/√(2π·(n/2)·(2/9)) → 0.3989… · √n/√n.
     for row in sharp["rows"].as_array().unwrap() {
         let aux = &row["theorem_7_2_auxiliary"][0];
-        let scaled = aux["sqrt_n_tv"].as_f64().unwrap();
+        let scaled = aux["observed"]["sqrt_n_tv"].as_f64().unwrap();
         assert!((0.35..0.45).contains(&scaled), "√n·TV = {scaled}");
         assert_eq!(aux["q"], "2/3");
     }
@@ -466,7 +466,7 @@ fn berry_esseen_on_the_command_line() {
     assert_eq!(rows[0]["c"]["lo"], "0.25");
     let gap = |i: usize| enclosure(&rows[i]["results"][0]["gap"]);
     assert!(gap(1).hi() < gap(0).lo());
-    let order = rows[1]["results"][0]["observed_order"].as_f64().unwrap();
+    let order = rows[1]["results"][0]["observed"]["order"].as_f64().unwrap();
     assert!(order > 1.0, "observed order {order}");
     assert!(out["scope"].as_str().unwrap().contains("not explicit"));
 }

@@ -181,7 +181,23 @@ fn mechanism_section(cert: &Value) -> String {
     let m = &cert["mechanism"];
     let mut s = String::from("<h3>Mechanism</h3>\n");
     if !m.is_object() {
-        return s + "<p>This certificate records no mechanism.</p>\n";
+        let q = &cert["sequence"];
+        if !q.is_object() {
+            return s + "<p>This certificate records no mechanism.</p>\n";
+        }
+        let _ = writeln!(
+            s,
+            "<p>A mechanism sequence W^(n), as given: <code>{}</code></p>",
+            esc(&text(&q["given"]))
+        );
+        if let Some(t) = q["text"].as_str() {
+            let _ = writeln!(
+                s,
+                "<details><summary>the file's text, as written</summary><pre>{}</pre></details>",
+                esc(t)
+            );
+        }
+        return s;
     }
     let _ = writeln!(
         s,

@@ -83,7 +83,7 @@ pub(super) enum PairSubject<'a> {
 
 impl PairSubject<'_> {
     /// The pair in `backend`.
-    fn query(&self, settings: &Settings, backend: Backend) -> Box<dyn Recompute> {
+    pub(super) fn query(&self, settings: &Settings, backend: Backend) -> Box<dyn Recompute> {
         match self {
             PairSubject::Binary { mechanism, n, k } => {
                 Box::new(pair_query(mechanism, *n, *k, settings, backend))
@@ -112,7 +112,7 @@ impl PairSubject<'_> {
     ///
     /// A computation deepened past its backend (`mpfr-N (deepened…)` in the report's
     /// arithmetic) is recomputed at twice that precision.
-    fn precision(&self, settings: &Settings, report: &Value) -> u32 {
+    pub(super) fn precision(&self, settings: &Settings, report: &Value) -> u32 {
         let used = report["arithmetic"]
             .as_str()
             .and_then(|a| a.strip_prefix("mpfr-"))
@@ -127,7 +127,7 @@ impl PairSubject<'_> {
     }
 
     /// Whether exact rationals can redo the pair in reasonable time and memory.
-    fn exact_affordable(&self, settings: &Settings) -> bool {
+    pub(super) fn exact_affordable(&self, settings: &Settings) -> bool {
         match self {
             PairSubject::Binary { mechanism, n, .. } => exact_affordable(mechanism, *n, settings),
             PairSubject::Background {
@@ -388,13 +388,58 @@ pub(super) fn verify_pair(
         }
     }
     if command == "delta" {
-        reference_route(report, subject, tally)?;
+        reference_route(
+            "results.",
+            &report["results"],
+            ["delta_qp", "delta_pq"],
+            subject,
+            tally,
+        )?;
     }
     if command == "epsilon" {
         let query = subject.query(settings, Backend::Mpfr { precision });
         witnesses(report, &*query, precision, tally)?;
     }
     Ok(())
+}
+
+/// δ of one pair in every route a δ certificate gets (MPFR at a higher precision, exact where
+/// affordable, the brute-force reference at small n), at the thresholds of `results` (rows with
+/// an `eps`), each row i held at `{prefix}{i}.{keys[0]}` (δ_{Q‖P}) and `{prefix}{i}.{keys[1]}`
+/// (δ_{P‖Q}); `arithmetic` is what produced the certified rows.  Returns each route's rows.
+pub(super) fn delta_routes(
+    prefix: &str,
+    results: &Value,
+    keys: [&str; 2],
+    arithmetic: &Value,
+    subject: &PairSubject<'_>,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<Vec<(String, Vec<DeltaRow>)>> {
+    let report = serde_json::json!({ "results": results, "arithmetic": arithmetic });
+    let thresholds = thresholds(&report)?;
+    let precision = subject.precision(settings, &report);
+    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
+    if subject.exact_affordable(settings) {
+        routes.push(("exact".to_string(), Backend::Exact));
+    }
+    let mut out = Vec::new();
+    for (label, backend) in routes {
+        let c = subject.query(settings, backend).delta(&DeltaJob {
+            thresholds: thresholds.clone(),
+        })?;
+        tally.route(label.clone());
+        if c.canonical_states_checked.is_some() {
+            tally.route("k = 0 closed form (every state of the recomputed pair)");
+        }
+        for (i, r) in c.result.iter().enumerate() {
+            tally.recomputed(&format!("{prefix}{i}.{}", keys[0]), &r.qp, &label);
+            tally.recomputed(&format!("{prefix}{i}.{}", keys[1]), &r.pq, &label);
+        }
+        out.push((label, c.result));
+    }
+    reference_route(prefix, results, keys, subject, tally)?;
+    Ok(out)
 }
 
 /// A certificate's TV ball (Part III Lemma 2.4 with Lemmas 2.1–2.2): its radius and, per
@@ -501,8 +546,15 @@ impl TvBall {
 }
 
 /// The pure-Rust rational reference, for δ of rational pairs with at most 12 users: the
-/// binary-input pair, or a background pair convolved user by user over raw outputs.
-fn reference_route(report: &Value, subject: &PairSubject<'_>, tally: &mut Tally) -> Result<()> {
+/// binary-input pair, or a background pair convolved user by user over raw outputs.  Each row
+/// i of `results` is held at `{prefix}{i}.{keys[0]}` (δ_{Q‖P}) and `{prefix}{i}.{keys[1]}`.
+fn reference_route(
+    prefix: &str,
+    results: &Value,
+    keys: [&str; 2],
+    subject: &PairSubject<'_>,
+    tally: &mut Tally,
+) -> Result<()> {
     let big = |row: &[Rational]| -> Vec<BigRational> {
         row.iter()
             .map(|q| reference::parse(&exact_string(q)).expect("an exact rational"))
@@ -539,12 +591,7 @@ fn reference_route(report: &Value, subject: &PairSubject<'_>, tally: &mut Tally)
     let from_big = |x: &BigRational| {
         parse_rational(&format!("{}/{}", x.numer(), x.denom())).expect("a rational")
     };
-    for (i, r) in report["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, r) in results.as_array().into_iter().flatten().enumerate() {
         let Some(threshold) = r["eps"].as_str().and_then(Threshold::from_text) else {
             continue;
         };
@@ -557,13 +604,13 @@ fn reference_route(report: &Value, subject: &PairSubject<'_>, tally: &mut Tally)
                 &reference::parse(&exact_string(&e)).expect("an exact rational"),
             ),
         };
-        for (key, upper, lower) in [("delta_qp", &q, &p), ("delta_pq", &p, &q)] {
+        for (key, upper, lower) in [(keys[0], &q, &p), (keys[1], &p, &q)] {
             // δ is non-increasing in e^ε: between its values at the bracket's two ends.
             let e = Enclosure::from_rationals(
                 from_big(&reference::positive_part(upper, lower, &c_hi)),
                 from_big(&reference::positive_part(upper, lower, &c_lo)),
             );
-            tally.recomputed(&format!("results.{i}.{key}"), &e, label);
+            tally.recomputed(&format!("{prefix}{i}.{key}"), &e, label);
         }
     }
     Ok(())

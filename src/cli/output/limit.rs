@@ -3,7 +3,7 @@
 
 use super::table;
 use crate::enclosure::{Enclosure, bound_text, exact_string};
-use crate::limits::berry_esseen::{self, BerryEsseenRow};
+use crate::limits::berry_esseen::{self, BerryEsseenRow, Scale};
 use crate::limits::study::{Study, observed_order};
 use rug::Rational;
 use serde_json::{Value, json};
@@ -22,25 +22,49 @@ fn order_text(rows: &[BerryEsseenRow], i: usize, t: usize) -> Option<f64> {
         .flatten()
 }
 
+/// What `observed` holds, in every report of the limit layer.
+const OBSERVED_NOTE: &str = "numbers under `observed` (certified: false) are observations in doubles computed from the certified enclosures' midpoints, and a proved order is a prediction (the paper's constants are not explicit): none is certified";
+
 /// The diagnostic as JSON.
-pub fn berry_esseen_json(rows: &[BerryEsseenRow], skellam_pi: Option<&rug::Rational>) -> Value {
+pub fn berry_esseen_json(
+    rows: &[BerryEsseenRow],
+    scale: &Scale,
+    skellam_pi: Option<&rug::Rational>,
+) -> Value {
     json!({
         "command": "berry-esseen",
+        "certified": true,
         "scope": BERRY_ESSEEN_SCOPE,
+        "observed_note": OBSERVED_NOTE,
         "lattice_experiment": if skellam_pi.is_some() { "skellam-shift" } else { "poisson-shift" },
         "pi": skellam_pi.map(exact_string),
+        "scale": match scale {
+            Scale::Fixed(list) => json!({
+                "kind": "fixed",
+                "eps": list.iter().map(|t| t.eps_text()).collect::<Vec<_>>(),
+            }),
+            Scale::Local(ts) => json!({
+                "kind": "local",
+                "t": ts.iter().map(exact_string).collect::<Vec<_>>(),
+            }),
+        },
         "rows": rows.iter().enumerate().map(|(i, r)| json!({
             "lambda": exact_string(&r.lambda),
+            "experiment": r.experiment,
             "c": r.c.to_json(),
             "arithmetic": r.arithmetic,
+            "gaussian_arithmetic": r.gaussian_arithmetic,
             "results": r.lattice.iter().enumerate().map(|(t, row)| json!({
                 "eps": row.threshold.eps_text(),
                 "delta_qp": row.qp.to_json(),
                 "delta_pq": row.pq.to_json(),
                 "delta_gaussian": r.gaussian[t].to_json(),
                 "gap": r.gap[t].to_json(),
-                "observed_gap_over_c": r.scaled_gap(t),
-                "observed_order": order_text(rows, i, t),
+                "observed": {
+                    "certified": false,
+                    "gap_over_c": r.scaled_gap(t),
+                    "order": order_text(rows, i, t),
+                },
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
@@ -104,10 +128,6 @@ fn vector_json(v: &[Rational]) -> Value {
     v.iter().map(exact_string).collect()
 }
 
-fn matrix_json(m: &[Vec<Rational>]) -> Value {
-    m.iter().map(|r| vector_json(r)).collect()
-}
-
 fn set(s: &[usize]) -> String {
     format!(
         "{{{}}}",
@@ -120,52 +140,30 @@ fn set(s: &[usize]) -> String {
 
 const DIRECTIONS: [&str; 2] = ["qp", "pq"];
 
-/// The geometry of a study as JSON.
-fn geometry_json(s: &Study) -> Value {
-    let g = &s.geometry;
-    json!({
-        "d": g.d,
-        "pi": exact_string(&g.pi),
-        "dominant_sets": [g.dominant[0], g.dominant[1]],
-        "dominant_laws": [vector_json(&g.p[0]), vector_json(&g.p[1])],
-        "rare_intensities": [vector_json(&g.alpha[0]), vector_json(&g.alpha[1])],
-        "mu": [vector_json(&g.mu[0]), vector_json(&g.mu[1])],
-        "tangent_m0": g.tangent[0].iter().map(|v| vector_json(v)).collect::<Vec<_>>(),
-        "tangent_m1": g.tangent[1].iter().map(|v| vector_json(v)).collect::<Vec<_>>(),
-        "dim_m0": g.dims[0],
-        "dim_m1": g.dims[1],
-        "dim_m": g.dims[2],
-        "projection_g": matrix_json(&g.pi_g),
-        "projection_j": matrix_json(&g.pi_j),
-        "components": g.components,
-        "atoms": g.atoms.iter().map(|a| vector_json(a)).collect::<Vec<_>>(),
-        "delta_shift": vector_json(&g.delta),
-        "jumps": g.jumps.iter().map(|j| json!({
-            "group": j.group, "output": j.output,
-            "vector": vector_json(&j.vector), "intensity": exact_string(&j.intensity),
-        })).collect::<Vec<_>>(),
-        "levy_measure_atoms": g.nu().len(),
-        "sigma": matrix_json(&g.sigma),
-        "overlap": format!("{:?}", g.overlap()).to_lowercase(),
-        "specialisation": g.specialisation(),
-        "compatible_theorem_7_3": g.compatible(),
-    })
-}
-
 /// `limit` as JSON.
 pub fn limit_json(s: &Study) -> Value {
     let c = &s.coverage;
     json!({
         "command": "limit",
+        "certified": true,
+        "observed_note": OBSERVED_NOTE,
         "sequence": s.sequence.name,
         "k_rule": s.rule.text(),
-        "geometry": geometry_json(s),
+        "geometry": s.geometry.to_json(),
         "regime": format!("{:?}", c.regime),
         "theorem_3_1_iii_part": c.part,
         "proved_order": c.order.map(|(o, src)| json!({"power_of_one_over_n": o, "source": src, "certified": false})),
         "note": c.note,
         "limit_on_reduced_alphabet": s.limit_on_reduced,
         "geometry_on_reduced_alphabet": s.geometry_on_reduced,
+        "limit_pair": s.limit_pair.as_ref().map(|(pair, provenance)| json!({
+            "shift": vector_json(&pair.shift),
+            "jumps": pair.jumps.iter().map(|j| json!({
+                "vector": vector_json(&j.vector),
+                "intensity": exact_string(&j.intensity),
+            })).collect::<Vec<_>>(),
+            "arithmetic": provenance.arithmetic,
+        })),
         "thresholds": s.thresholds.iter().enumerate().map(|(t, th)| json!({
             "eps": th.eps_text(),
             "resonant": s.resonant[t],
@@ -175,19 +173,21 @@ pub fn limit_json(s: &Study) -> Value {
         "rows": s.rows.iter().enumerate().map(|(i, r)| json!({
             "n": r.n,
             "k": r.k,
+            "arithmetic": r.provenance.arithmetic,
             "results": r.finite.iter().enumerate().map(|(t, f)| {
                 let mut v = json!({
                     "eps": f.threshold.eps_text(),
                     "delta_qp": f.qp.to_json(),
                     "delta_pq": f.pq.to_json(),
                 });
+                let mut observed = json!({ "certified": false });
                 if !r.gap.is_empty() {
                     for (d, dir) in DIRECTIONS.iter().enumerate() {
                         let g = &r.gap[t][d];
                         v[format!("gap_{dir}")] = g.to_json();
-                        v[format!("n_gap_{dir}")] = json!(g.mid_f64() * r.n as f64);
-                        v[format!("sqrt_n_gap_{dir}")] = json!(g.mid_f64() * (r.n as f64).sqrt());
-                        v[format!("observed_order_{dir}")] = json!(observed_order(&s.rows, i, t, d));
+                        observed[format!("n_gap_{dir}")] = json!(g.mid_f64() * r.n as f64);
+                        observed[format!("sqrt_n_gap_{dir}")] = json!(g.mid_f64() * (r.n as f64).sqrt());
+                        observed[format!("order_{dir}")] = json!(observed_order(&s.rows, i, t, d));
                     }
                 }
                 if let Some((_, widened)) = &r.transfer {
@@ -195,16 +195,19 @@ pub fn limit_json(s: &Study) -> Value {
                         let w = &widened[t][d];
                         v[format!("from_limit_{dir}")] = w.delta.to_json();
                         v[format!("from_limit_budget_{dir}")] = json!(bound_text(&w.budget));
-                        v[format!("from_limit_relative_width_{dir}")] = json!(w.delta.relative_width());
                         v[format!("from_limit_useful_{dir}")] = json!(w.useful);
+                        observed[format!("from_limit_relative_width_{dir}")] = json!(w.delta.relative_width());
                     }
+                }
+                if observed.as_object().is_some_and(|o| o.len() > 1) {
+                    v["observed"] = observed;
                 }
                 v
             }).collect::<Vec<_>>(),
             "theorem_7_2_auxiliary": r.auxiliary.iter().map(|a| json!({
                 "block": a.block, "m": a.m, "p": exact_string(&a.p), "q": exact_string(&a.q),
                 "tv": a.tv.to_json(),
-                "sqrt_n_tv": a.tv.mid_f64() * (r.n as f64).sqrt(),
+                "observed": { "certified": false, "sqrt_n_tv": a.tv.mid_f64() * (r.n as f64).sqrt() },
             })).collect::<Vec<_>>(),
             "tv_budget": r.transfer.as_ref().map(|(b, _)| json!({
                 "tv_p": bound_text(&b.tv_p), "tv_q": bound_text(&b.tv_q),
