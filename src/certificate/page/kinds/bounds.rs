@@ -235,20 +235,7 @@ pub(super) fn bounds(cert: &Value) -> Kind {
         if eps_target {
             line.extend(["--delta".into(), text(&report["delta"])]);
         } else {
-            let (mut eps, mut exp) = (Vec::new(), Vec::new());
-            for r in results {
-                let e = text(&r["eps"]);
-                match e.strip_prefix("ln(").and_then(|x| x.strip_suffix(')')) {
-                    Some(c) => exp.push(c.to_string()),
-                    None => eps.push(e),
-                }
-            }
-            if !eps.is_empty() {
-                line.extend(["--eps".into(), eps.join(",")]);
-            }
-            if !exp.is_empty() {
-                line.extend(["--exp-eps".into(), exp.join(",")]);
-            }
+            line.extend(threshold_flags(results));
         }
         reproduce.push(finish(line, cert));
     }

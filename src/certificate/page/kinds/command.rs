@@ -161,6 +161,26 @@ pub(super) fn settings_flags(s: &Value) -> Vec<String> {
     flags
 }
 
+/// `--eps E,…` and `--exp-eps C,…` for result rows labelled `eps` (`ln(C)` for a given e^ε).
+pub(super) fn threshold_flags(results: &[Value]) -> Vec<String> {
+    let (mut eps, mut exp) = (Vec::new(), Vec::new());
+    for r in results {
+        let e = text(&r["eps"]);
+        match e.strip_prefix("ln(").and_then(|x| x.strip_suffix(')')) {
+            Some(c) => exp.push(c.to_string()),
+            None => eps.push(e),
+        }
+    }
+    let mut flags = Vec::new();
+    if !eps.is_empty() {
+        flags.extend(["--eps".into(), eps.join(",")]);
+    }
+    if !exp.is_empty() {
+        flags.extend(["--exp-eps".into(), exp.join(",")]);
+    }
+    flags
+}
+
 /// The line with the settings and `--certificate CERT.json`, as shell text.
 pub(super) fn finish(mut line: Vec<String>, cert: &Value) -> String {
     line.extend(settings_flags(&cert["settings"]));

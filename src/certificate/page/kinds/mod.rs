@@ -15,7 +15,7 @@ use super::{
     array, cell, code, count, enclosure, ends, esc, number, shell_word, short, table_html, text,
 };
 use audit::verdict_tag;
-use command::{base_command, finish, pair_command, profile_command};
+use command::{base_command, finish, pair_command, profile_command, threshold_flags};
 use serde_json::Value;
 use std::fmt::Write;
 

@@ -92,20 +92,7 @@ pub(super) fn delta(cert: &Value) -> Kind {
     }
     let mut reproduce = Vec::new();
     if let Some(mut line) = pair_command(cert) {
-        let (mut eps, mut exp) = (Vec::new(), Vec::new());
-        for r in results {
-            let e = text(&r["eps"]);
-            match e.strip_prefix("ln(").and_then(|x| x.strip_suffix(')')) {
-                Some(c) => exp.push(c.to_string()),
-                None => eps.push(e),
-            }
-        }
-        if !eps.is_empty() {
-            line.extend(["--eps".into(), eps.join(",")]);
-        }
-        if !exp.is_empty() {
-            line.extend(["--exp-eps".into(), exp.join(",")]);
-        }
+        line.extend(threshold_flags(results));
         if let Some(eta) = report["tv_ball"]["eta"].as_str() {
             line.extend(["--tv-ball".into(), eta.to_string()]);
         }
