@@ -201,8 +201,15 @@ pub fn verify_audit(
         }
         check_boundary(&evidence, verdict, r, &field, &mut cache, tally)?;
     }
+    check_summary(report, claims.len(), counts, tally);
+    Ok(())
+}
+
+/// The report's summary must count the verdicts re-derived: `[sound, unsound, undecided]` of
+/// `claims` claims.
+pub(super) fn check_summary(report: &Value, claims: usize, counts: [usize; 3], tally: &mut Tally) {
     let summary = json!({
-        "claims": claims.len(),
+        "claims": claims,
         "sound": counts[0],
         "unsound": counts[1],
         "undecided": counts[2],
@@ -213,7 +220,6 @@ pub fn verify_audit(
             report["summary"]
         ));
     }
-    Ok(())
 }
 
 /// The claims read back from the certificate's copy of the file, which must match both the

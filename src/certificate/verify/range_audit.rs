@@ -267,18 +267,7 @@ pub(super) fn verify_range_audit(
             tally.problem(format!("{}: answers no claim", range.field));
         }
     }
-    let summary = json!({
-        "claims": claims.len(),
-        "sound": counts[0],
-        "unsound": counts[1],
-        "undecided": counts[2],
-    });
-    if report["summary"] != summary {
-        tally.problem(format!(
-            "report.summary: records {}, but the claims' verdicts give {summary}",
-            report["summary"]
-        ));
-    }
+    super::audit::check_summary(report, claims.len(), counts, tally);
     Ok(())
 }
 
