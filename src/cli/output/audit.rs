@@ -296,8 +296,8 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
         query.path,
         r.domain_text()
     );
-    s += "judged against the certified range lower ≤ δ_M(ε) ≤ upper (as `bounds`): sound when the \
-          upper bound meets the claim, unsound when the lower bound contradicts it\n";
+    s += "judged against the certified range lower ≤ δ_M(ε) ≤ upper (as `bounds`): sound when\n  \
+          the upper bound meets the claim, unsound when the lower bound contradicts it\n";
     s += &format!(
         "verdicts: {} sound, {} unsound, {} undecided · every [lo, hi] is a certified enclosure \
          (rounded outward)\n\n",
