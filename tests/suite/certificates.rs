@@ -306,6 +306,86 @@ fn tampering_is_rejected() {
     assert_fails(&["verify", &path("missing.json")], "missing.json");
 }
 
+/// A profile row's maximisers are part of what is certified: its `resolved` flag, `argmax_k`
+/// and `argmax_k_ranges` are checked against the proof, not only its value.
+#[test]
+fn profile_maximisers_are_checked() {
+    let (_, profile) = certify(COMMANDS[4].0, "maximisers.json");
+    let (_, ties) = certify(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "30",
+            "--delta",
+            "0.5",
+            "-q",
+        ],
+        "maximisers-ties.json",
+    );
+    let (_, unresolved) = certify(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "1000",
+            "--eps",
+            "0.6",
+            "-q",
+        ],
+        "maximisers-unresolved.json",
+    );
+    for cert in [&ties, &unresolved] {
+        assert_eq!(cert["report"]["eps_results"].is_array(), cert == &ties);
+    }
+    assert_eq!(unresolved["report"]["results"][0]["resolved"], false);
+    reject_all(
+        &profile,
+        "maximisers",
+        vec![
+            (
+                "unresolved-flag",
+                Box::new(|c: &mut Value| {
+                    let row = &mut c["report"]["results"][0];
+                    row["resolved"] = json!(false);
+                    row["argmax_k"] = json!([]);
+                }),
+                "marked unresolved",
+            ),
+            (
+                "argmax-dropped",
+                Box::new(|c: &mut Value| {
+                    c["report"]["results"][1]["argmax_k"] = json!([]);
+                }),
+                "not in the argmax",
+            ),
+        ],
+    );
+    reject_all(
+        &ties,
+        "maximisers-ties",
+        vec![(
+            "ranges",
+            Box::new(|c: &mut Value| {
+                c["report"]["eps_results"][0]["argmax_k_ranges"] = json!([[0, 3]]);
+                c["report"]["argmax_k_ranges"] = json!([[0, 3]]);
+            }),
+            "argmax_k_ranges",
+        )],
+    );
+    reject_all(
+        &unresolved,
+        "maximisers-unresolved",
+        vec![(
+            "resolved-flag",
+            Box::new(|c: &mut Value| c["report"]["results"][0]["resolved"] = json!(true)),
+            "marked resolved",
+        )],
+    );
+}
+
 #[test]
 fn bad_input_writes_no_certificate() {
     let file = path("never.json");

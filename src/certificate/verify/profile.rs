@@ -192,15 +192,17 @@ pub fn verify_profile(
             }
         }
     }
-    // Every value's checks, with the recomputation that settled it.
+    // Every value's checks, with the recomputation that settled it; the evaluated pairs that
+    // can reach their row's maximum (quantity, k, direction, exactly 0) are kept for the argmax.
     let mut recomputed = BTreeMap::new();
+    let mut reaching = Vec::new();
     for (record, outcome) in records.iter().zip(&outcomes) {
         let k = record.k;
         for (i, values) in record.values.iter().enumerate() {
             let (Some(certified), Some(outcome)) = (values, &outcome[i]) else {
                 continue;
             };
-            let (field, row, argmax) = &rows[i];
+            let (field, row, _) = &rows[i];
             match outcome {
                 Outcome::Settled { shows_lower, values } => {
                     if *shows_lower {
@@ -245,15 +247,9 @@ pub fn verify_profile(
             }
             // An honest argmax lists every evaluated pair that can reach the maximum.
             for dir in [Direction::Qp, Direction::Pq] {
-                if certified[dir_slot(dir)].hi() >= row.lo()
-                    && argmax
-                        .as_ref()
-                        .is_some_and(|list| !list.contains(&(k, dir.key().to_string())))
-                {
-                    tally.problem(format!(
-                        "{field}: k = {k} ({}) can reach the maximum but is not in the argmax",
-                        dir.key()
-                    ));
+                let value = &certified[dir_slot(dir)];
+                if value.hi() >= row.lo() {
+                    reaching.push((i, k, dir, value.hi() == &Endpoint::Finite(Rational::new())));
                 }
             }
         }
@@ -262,6 +258,8 @@ pub fn verify_profile(
     tally.route(node_label);
     // The closures, grouped by node: each node pair is built once for all it closes.
     let mut by_node: BTreeMap<(u64, u64), Vec<(usize, ClosureKind)>> = BTreeMap::new();
+    let mut closed_by_quantity: Vec<Vec<((u64, u64), ClosureKind)>> =
+        vec![Vec::new(); quantities.len()];
     for closure in method["closures"].as_array().into_iter().flatten() {
         let lo = u64_at(&closure["range"][0], "method.closures.range")?;
         let hi = u64_at(&closure["range"][1], "method.closures.range")?;
@@ -282,10 +280,30 @@ pub fn verify_profile(
             }
         };
         covered[i].push((lo, hi));
+        closed_by_quantity[i].push(((lo, hi), kind));
         by_node.entry((lo, hi)).or_default().push((i, kind));
     }
+    for (i, row) in rows.iter().enumerate() {
+        check_maximisers(row, &quantities[i], &closed_by_quantity[i], tally);
+    }
+    for (i, k, dir, exactly_zero) in reaching {
+        let (field, _, says) = &rows[i];
+        let tied = exactly_zero
+            && closed_by_quantity[i]
+                .iter()
+                .any(|&((a, b), kind)| matches!(kind, ClosureKind::Tie) && (a..b).contains(&k));
+        if says.resolved && !tied && !says.names(k, dir.key(), exactly_zero) {
+            tally.problem(format!(
+                "{field}: k = {k} ({}) can reach the maximum but is not in the argmax",
+                dir.key()
+            ));
+        }
+    }
     // Node pairs are independent of each other: built on every core.
-    let row_values: Vec<Enclosure> = rows.iter().map(|r| r.1.clone()).collect();
+    let row_values: Vec<(Enclosure, bool)> = rows
+        .iter()
+        .map(|(_, value, says)| (value.clone(), says.resolved))
+        .collect();
     let nodes: Vec<NodeClosures> = by_node.into_iter().collect();
     let progress = Stage::start("verify: closed ranges", "node pairs", nodes.len() as u64);
     let held = nodes
@@ -726,12 +744,15 @@ enum Test {
     UpperBelow(Endpoint, bool),
 }
 
-/// The node quantity and test that bear out closing quantity `i` as `kind` (`profile.md`).
+/// The node quantity and test that bear out closing quantity `i` as `kind` (`profile.md`); a
+/// row that says it is `resolved` claims its argmax is complete, so a node closed below
+/// resolution must then stay strictly below the row's positive lower end.
 fn closure_test(
     query: &ProfileQuery,
     i: usize,
     kind: ClosureKind,
     row: &Enclosure,
+    resolved: bool,
 ) -> (Quantity, Test) {
     let zero = Endpoint::Finite(Rational::new());
     let q = query.quantities[i].clone();
@@ -753,6 +774,9 @@ fn closure_test(
             Test::AtMost(target.clone()),
         ),
         (_, ClosureKind::Below) => (q, Test::UpperBelow(row.lo().clone(), true)),
+        (_, ClosureKind::Ceiling) if resolved && row.lo() > &zero => {
+            (q, Test::UpperBelow(row.lo().clone(), true))
+        }
         (_, ClosureKind::Ceiling) => (q, Test::UpperBelow(row.hi().clone(), false)),
         (_, ClosureKind::Tie) => (q, Test::UpperBelow(zero, false)),
     }
@@ -792,12 +816,12 @@ fn closures_hold(
     query: &ProfileQuery,
     range: (u64, u64),
     closed: &[(usize, ClosureKind)],
-    rows: &[Enclosure],
+    rows: &[(Enclosure, bool)],
     (precision, finer): (u32, u32),
 ) -> Result<Vec<bool>> {
     let tests: Vec<(Quantity, Test)> = closed
         .iter()
-        .map(|&(i, kind)| closure_test(query, i, kind, &rows[i]))
+        .map(|&(i, kind)| closure_test(query, i, kind, &rows[i].0, rows[i].1))
         .collect();
     let run = |q: &ProfileQuery, which: &[usize]| -> Result<Vec<bool>> {
         let at = ProfileQuery {
@@ -944,25 +968,77 @@ fn check_top_level_row(prefix: &str, report: &Value, tally: &mut Tally) {
     }
 }
 
-/// Per quantity: the field name in the report, the certified value, and the argmax as
-/// (k, direction) pairs (`None` where the report lists maximisers by ranges or not at all).
-pub type Row = (String, Enclosure, Option<Vec<(u64, String)>>);
+/// What a profile row says of its maximisers.
+#[derive(Clone, Debug)]
+pub struct Maximisers {
+    /// The row's `resolved` flag (δ and Rényi rows; an ε row is always resolved).
+    pub resolved: bool,
+    /// `argmax_k`: the evaluated pairs (k, direction) that can reach the maximum.
+    pub listed: Vec<(u64, String)>,
+    /// `argmax_k_ranges`: inclusive ranges `[a, b]` of k tied at exactly 0.
+    pub ranges: Vec<(u64, u64)>,
+}
+
+impl Maximisers {
+    /// Whether the row names (k, direction) among its maximisers; an evaluated value of exactly
+    /// 0 may be named by a range of ties instead (`profile::tidy_ties`).
+    fn names(&self, k: u64, dir: &str, exactly_zero: bool) -> bool {
+        self.listed.iter().any(|(j, d)| *j == k && d == dir)
+            || (exactly_zero && self.ranges.iter().any(|&(a, b)| (a..=b).contains(&k)))
+    }
+}
+
+/// Per quantity: the field name in the report, the certified value, and its maximisers.
+pub type Row = (String, Enclosure, Maximisers);
 
 fn profile_rows(prefix: &str, report: &Value, quantities: &[Quantity]) -> Result<Vec<Row>> {
-    let argmax = |v: &Value| -> Option<Vec<(u64, String)>> {
-        if v["resolved"] == Value::Bool(false) {
-            return None;
-        }
-        if v["argmax_k_ranges"]
+    let maximisers = |v: &Value, field: &str, is_epsilon: bool| -> Result<Maximisers> {
+        let resolved = match &v["resolved"] {
+            Value::Null if is_epsilon => true,
+            Value::Bool(b) if !is_epsilon => *b,
+            _ => {
+                return Err(Error::argument(
+                    format!("report.{field}.resolved"),
+                    if is_epsilon {
+                        "an ε row has no such flag"
+                    } else {
+                        "missing or not true/false"
+                    },
+                ));
+            }
+        };
+        let listed = v["argmax_k"]
             .as_array()
-            .is_some_and(|r| !r.is_empty())
-        {
-            return None;
-        }
-        v["argmax_k"].as_array().map(|list| {
-            list.iter()
-                .filter_map(|e| Some((e["k"].as_u64()?, e["direction"].as_str()?.to_string())))
-                .collect()
+            .ok_or_else(|| Error::argument(format!("report.{field}.argmax_k"), "missing"))?
+            .iter()
+            .map(|e| match (e["k"].as_u64(), e["direction"].as_str()) {
+                (Some(k), Some(d)) => Ok((k, d.to_string())),
+                _ => Err(Error::argument(
+                    format!("report.{field}.argmax_k"),
+                    format!("unreadable: {e}"),
+                )),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let ranges = match &v["argmax_k_ranges"] {
+            Value::Null if !is_epsilon => Vec::new(),
+            Value::Array(list) => list
+                .iter()
+                .map(|r| {
+                    let field = format!("report.{field}.argmax_k_ranges");
+                    Ok((u64_at(&r[0], &field)?, u64_at(&r[1], &field)?))
+                })
+                .collect::<Result<Vec<_>>>()?,
+            _ => {
+                return Err(Error::argument(
+                    format!("report.{field}.argmax_k_ranges"),
+                    "missing",
+                ));
+            }
+        };
+        Ok(Maximisers {
+            resolved,
+            listed,
+            ranges,
         })
     };
     let (mut d, mut e, mut r) = (0, 0, 0);
@@ -998,8 +1074,69 @@ fn profile_rows(prefix: &str, report: &Value, quantities: &[Quantity]) -> Result
             Ok((
                 format!("{prefix}{field}.{key}"),
                 enclosure_at(&v[key], &field)?,
-                argmax(v),
+                maximisers(v, &field, matches!(q, Quantity::Epsilon(_)))?,
             ))
         })
         .collect()
+}
+
+/// What a row's maximisers must be, given its value and the closures of its quantity: a
+/// resolved δ or Rényi row has a positive lower end (or is exactly 0), an unresolved one names
+/// no maximiser and has a reason to be unresolved (a lower end of 0, or nodes closed below
+/// resolution), and the ranges of ties at 0 are exactly the `tie` closures, listed only when
+/// the maximum may be 0 (`profile::assemble`).
+fn check_maximisers(
+    row: &Row,
+    quantity: &Quantity,
+    closures: &[((u64, u64), ClosureKind)],
+    tally: &mut Tally,
+) {
+    let (field, value, says) = row;
+    let zero = Endpoint::Finite(Rational::new());
+    let may_be_zero = value.lo() <= &zero;
+    let exactly_zero = value.hi() == &zero;
+    let has_ceiling = closures
+        .iter()
+        .any(|(_, kind)| matches!(kind, ClosureKind::Ceiling));
+    if !matches!(quantity, Quantity::Epsilon(_)) {
+        if says.resolved && !exactly_zero && may_be_zero {
+            tally.problem(format!(
+                "{field}: marked resolved, but its lower end is 0 while its upper end is not"
+            ));
+        }
+        if !says.resolved {
+            if !says.listed.is_empty() || !says.ranges.is_empty() {
+                tally.problem(format!(
+                    "{field}: marked unresolved, yet it names maximisers"
+                ));
+            }
+            if exactly_zero || (!may_be_zero && !has_ceiling) {
+                tally.problem(format!(
+                    "{field}: marked unresolved, but its value {value} and its closures leave nothing unresolved"
+                ));
+            }
+            return;
+        }
+    }
+    let mut ties: Vec<(u64, u64)> = closures
+        .iter()
+        .filter(|(_, kind)| matches!(kind, ClosureKind::Tie))
+        .map(|&((a, b), _)| (a, b - 1))
+        .collect();
+    ties.sort_unstable();
+    ties.dedup_by(|next, run| {
+        let adjacent = next.0 == run.1 + 1;
+        if adjacent {
+            run.1 = next.1;
+        }
+        adjacent
+    });
+    let wanted = if may_be_zero { ties } else { Vec::new() };
+    // δ and Rényi rows print no ranges (their ties only excuse exact zeros from `argmax_k`).
+    if matches!(quantity, Quantity::Epsilon(_)) && says.ranges != wanted {
+        tally.problem(format!(
+            "{field}: argmax_k_ranges {:?} are not the ranges of k tied at 0 that can reach the maximum ({wanted:?})",
+            says.ranges
+        ));
+    }
 }
