@@ -627,9 +627,11 @@ pub fn block_values(
         let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
         let channel = mechanism.channel::<S>(ctx)?;
         let plan = plan::<S>(&mechanism, n, &query.options, ctx)?;
-        // Per worker thread, a group per level of the block and a pair.
-        let depth = 2 + (range.1 - range.0).max(2).ilog2() as u64;
-        let arrays = (depth + 3) * rayon::current_num_threads() as u64;
+        // Per busy worker (at most one per leaf), a group per level it descends, a pair and a
+        // scratch array.
+        let levels = 1 + u64::from((range.1 - range.0).max(1).next_power_of_two().ilog2());
+        let workers = (rayon::current_num_threads() as u64).min(leaves.len().max(1) as u64);
+        let arrays = (levels + 3) * workers;
         check_memory::<S>(
             "a block of pairs",
             &plan,

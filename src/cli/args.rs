@@ -257,6 +257,11 @@ pub struct VerifyArgs {
     /// with the results, the verification routes and problems, pictures and the digest.
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<String>,
+
+    /// Refuse a recomputation whose estimated memory exceeds this many GiB (the certificate's
+    /// own limit was the producing machine's, and binds nothing here).
+    #[arg(long, value_name = "GIB", default_value = "8")]
+    pub max_memory_gib: String,
 }
 
 #[derive(Debug, Args)]

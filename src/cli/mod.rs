@@ -627,12 +627,19 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         }
         Command::Verify(a) => {
             validate::html_path(a.html.as_ref())?;
+            let resources = crate::certificate::verify::Resources {
+                memory_limit: validate::memory_limit(&a.max_memory_gib)?,
+            };
             let text = std::fs::read_to_string(&a.certificate).map_err(|e| Error::Io {
                 path: a.certificate.clone(),
                 message: format!("cannot read the certificate: {e}"),
             })?;
-            let v = crate::certificate::verify::verify(&text).map_err(|e| {
-                Error::argument(a.certificate.clone(), format!("malformed certificate: {e}"))
+            let v = crate::certificate::verify::verify(&text, &resources).map_err(|e| match e {
+                Error::TooLarge(why) => Error::argument(
+                    a.certificate.clone(),
+                    format!("cannot be verified within --max-memory-gib: {why}"),
+                ),
+                e => Error::argument(a.certificate.clone(), format!("malformed certificate: {e}")),
             })?;
             let stdout = render(
                 a.json,

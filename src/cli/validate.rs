@@ -218,13 +218,7 @@ fn settings(args: &CommonArgs) -> Result<Settings> {
     if rel_width <= 0 {
         return Err(Error::argument("--rel-width", "must be positive"));
     }
-    let memory = rational("--max-memory-gib", &args.max_memory_gib)?;
-    if memory <= 0 {
-        return Err(Error::argument("--max-memory-gib", "must be positive"));
-    }
-    let memory_limit = (memory * Rational::from(1u64 << 30))
-        .to_f64()
-        .min(u64::MAX as f64) as u64;
+    let memory_limit = memory_limit(&args.max_memory_gib)?;
     let seconds = rational("--max-seconds", &args.max_seconds)?;
     if seconds < Rational::from((1, 1000)) {
         return Err(Error::argument("--max-seconds", "must be at least 0.001"));
@@ -901,4 +895,15 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
         backend,
         escalate_above,
     })
+}
+
+/// `--max-memory-gib` in bytes.
+pub fn memory_limit(gib: &str) -> Result<u64> {
+    let memory = rational("--max-memory-gib", gib)?;
+    if memory <= 0 {
+        return Err(Error::argument("--max-memory-gib", "must be positive"));
+    }
+    Ok((memory * Rational::from(1u64 << 30))
+        .to_f64()
+        .min(u64::MAX as f64) as u64)
 }

@@ -386,6 +386,41 @@ fn profile_maximisers_are_checked() {
     );
 }
 
+/// A certificate's memory limit is the producing machine's: `verify` applies its own
+/// `--max-memory-gib`, and a recomputation over it is refused as such, not as malformed.
+#[test]
+fn verify_applies_its_own_memory_limit() {
+    let (file, _) = certify(
+        &[
+            "profile",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--n",
+            "200",
+            "--delta",
+            "1e-3",
+            "-q",
+            "--max-memory-gib",
+            "0.015",
+        ],
+        "own-memory-limit.json",
+    );
+    assert_eq!(verify(&file).0, 0);
+    let run = cli(&["verify", &file, "--max-memory-gib", "0.001"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr
+            .contains("cannot be verified within --max-memory-gib: a block of pairs"),
+        "{}",
+        run.stderr
+    );
+    assert_fails(
+        &["verify", &file, "--max-memory-gib", "0"],
+        "--max-memory-gib",
+    );
+}
+
 #[test]
 fn bad_input_writes_no_certificate() {
     let file = path("never.json");

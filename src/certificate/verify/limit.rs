@@ -983,9 +983,13 @@ fn mu_bracket(lambda: &Rational, bits: u32) -> Result<(Rational, Rational)> {
 }
 
 /// Verifies a `berry-esseen` certificate.
-pub(super) fn verify_berry_esseen(cert: &Value, tally: &mut Tally) -> Result<()> {
+pub(super) fn verify_berry_esseen(
+    cert: &Value,
+    resources: &super::Resources,
+    tally: &mut Tally,
+) -> Result<()> {
     let report = &cert["report"];
-    let settings = Settings::from_json(&cert["settings"])?;
+    let settings = resources.settings(&cert["settings"])?;
     let pi = match &report["pi"] {
         Value::Null => None,
         v => match exact(v, "report.pi", tally) {

@@ -199,10 +199,34 @@ fn users_at(v: &Value, field: &str) -> Result<u64> {
     }
 }
 
+/// What the verifying machine allows a recomputation: its own resources, not the producer's
+/// (a certificate's `max_memory_bytes` describes where it was made, not what it proves).
+#[derive(Clone, Debug)]
+pub struct Resources {
+    pub memory_limit: u64,
+}
+
+impl Default for Resources {
+    fn default() -> Self {
+        Resources {
+            memory_limit: crate::exact::pair::PairOptions::default().memory_limit,
+        }
+    }
+}
+
+impl Resources {
+    /// The certificate's settings, with this machine's resource limits.
+    pub fn settings(&self, v: &Value) -> Result<Settings> {
+        let mut settings = Settings::from_json(v)?;
+        settings.options.memory_limit = self.memory_limit;
+        Ok(settings)
+    }
+}
+
 /// Verifies a certificate's text.  An error means *malformed* (not JSON, not a certificate of
 /// this schema, or fields that cannot be read back); an invalid certificate is a verification
 /// with problems.
-pub fn verify(text: &str) -> Result<Verification> {
+pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
     let cert: Value = serde_json::from_str(text)
         .map_err(|e| Error::argument("certificate", format!("not JSON: {e}")))?;
     let command = cert["command"].as_str().unwrap_or_default().to_string();
@@ -260,13 +284,13 @@ pub fn verify(text: &str) -> Result<Verification> {
             return Ok(tally.finish(&command));
         }
         "berry-esseen" => {
-            limit::verify_berry_esseen(&cert, &mut tally)?;
+            limit::verify_berry_esseen(&cert, resources, &mut tally)?;
             return Ok(tally.finish(&command));
         }
         _ => {}
     }
     if schema == Schema::V2 && !cert["experiment"].is_null() {
-        verify_experiment(&cert, &command, &mut tally)?;
+        verify_experiment(&cert, &command, resources, &mut tally)?;
         return Ok(tally.finish(&command));
     }
     if cert["mechanism"]["exact"].get("rows").is_some() {
@@ -289,7 +313,7 @@ pub fn verify(text: &str) -> Result<Verification> {
             tally.problem("report.randomizer: differs from mechanism.exact");
         }
         check_input_domain(&cert, &randomizer.domain_json(), meaning, &mut tally);
-        let settings = Settings::from_json(&cert["settings"])?;
+        let settings = resources.settings(&cert["settings"])?;
         match command.as_str() {
             "compare" => compare::verify_compare_range(&cert, &randomizer, &settings, &mut tally)?,
             "bounds" => bounds::verify_bounds(&cert, &randomizer, &settings, &mut tally)?,
@@ -328,7 +352,7 @@ pub fn verify(text: &str) -> Result<Verification> {
         tally.problem("report.mechanism: differs from mechanism.exact");
     }
     check_input_domain(&cert, &mechanism.domain_json(), meaning, &mut tally);
-    let settings = Settings::from_json(&cert["settings"])?;
+    let settings = resources.settings(&cert["settings"])?;
     let report = &cert["report"];
     match command.as_str() {
         "delta" | "epsilon" | "divergences" => {
@@ -444,7 +468,12 @@ fn check_resolved_flags(v: &Value, path: &str, settings: &Value, tally: &mut Tal
 
 /// A limit experiment's pair certificate: the experiment rebuilt from its specification as
 /// given must be the one recorded, then the pair is re-derived.
-fn verify_experiment(cert: &Value, command: &str, tally: &mut Tally) -> Result<()> {
+fn verify_experiment(
+    cert: &Value,
+    command: &str,
+    resources: &Resources,
+    tally: &mut Tally,
+) -> Result<()> {
     let given = cert["experiment"]["given"].as_str().unwrap_or_default();
     // A compound-Poisson file is read back from the text recorded, not from the path.
     let read = match cert["experiment"]["text"].as_str() {
@@ -476,7 +505,7 @@ fn verify_experiment(cert: &Value, command: &str, tally: &mut Tally) -> Result<(
             ),
         ));
     }
-    let settings = Settings::from_json(&cert["settings"])?;
+    let settings = resources.settings(&cert["settings"])?;
     verify_pair(
         command,
         &cert["report"],
