@@ -38,6 +38,10 @@ pub struct Cli {
         default_value = "auto"
     )]
     pub progress: ProgressArg,
+
+    /// No progress bar and no estimate on stderr (as `--progress none`).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -574,10 +578,6 @@ pub struct ProfileArgs {
     /// report is δ_M on that grid.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<String>,
-
-    /// No progress bar and no estimate (as `--progress none`).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -64,9 +64,8 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         wide: cli.wide,
         digits,
     };
-    let quiet = matches!(&cli.command, Command::Profile(a) if a.quiet);
     let _listening = match cli.progress {
-        _ if quiet => None,
+        _ if cli.quiet => None,
         args::ProgressArg::None => None,
         args::ProgressArg::Auto => Some(crate::progress::listen(std::sync::Arc::new(
             progress::TerminalBar::new(),

@@ -338,6 +338,19 @@ fn bounds_certificates_hold_every_sum_and_reject_tampering() {
             "method.lower_triples.1.values.1.0",
         ),
         (
+            // Refuted at once: a value this deep would choose an unbounded recomputation.
+            "deep-pair-sum",
+            Box::new(|c| {
+                let deep = format!("1/{}", rug::Integer::from(1) << 60_000u32);
+                set(
+                    &mut c["method"]["upper_pairs"][0]["values"][0][0],
+                    "0",
+                    &deep,
+                )
+            }),
+            "method.upper_pairs.0.values.0.0",
+        ),
+        (
             "dropped-pair",
             Box::new(|c| {
                 c["method"]["upper_pairs"].as_array_mut().unwrap().pop();

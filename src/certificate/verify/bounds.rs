@@ -434,7 +434,7 @@ pub(super) fn verify_range(
                 let value = concrete_pair(&query, x1, x1p, x2)?;
                 let value = &value[i];
                 tally.recomputed(&lower_field, value, &label);
-                if lower.lo() > value.lo() || lower.hi() < value.hi() {
+                if narrower_than(&lower, value) {
                     let (m, w) = depth_for(&lower);
                     let finer = depth.finer(m, w);
                     tally.route(finer.label());
@@ -566,6 +566,18 @@ fn record_values(p: &Value, rows: usize, field: &str) -> Result<Vec<[Enclosure; 
         .collect()
 }
 
+/// The deepest windows' cut a finer recomputation uses: a certificate's numbers choose the
+/// depth, so they must not choose an unbounded one (a value it cannot show at this depth is
+/// named as a problem).
+const MAX_FINER_CUT_BITS: u32 = 16_384;
+
+/// Whether a recomputation `r` leaves an end of the certified `c` unshown while still agreeing
+/// with it: `c` is narrower than `r` but overlaps it.  A disjoint `c` is refuted, and no finer
+/// recomputation can change that.
+fn narrower_than(c: &Enclosure, r: &Enclosure) -> bool {
+    (c.lo() > r.lo() || c.hi() < r.hi()) && c.overlaps(r)
+}
+
 /// How deep a record is recomputed: the MPFR precision and the windows' cut (`None`: the
 /// backend's default).
 #[derive(Clone, Copy)]
@@ -579,7 +591,10 @@ impl Depth {
     /// width: windows cut 32 bits below both, in at least twice the precision and 64 bits more
     /// than the cut.  (Any depth is sound; this one only has to be fine enough.)
     fn finer(self, magnitude: u32, resolution: u32) -> Depth {
-        let cut = magnitude.saturating_add(resolution).saturating_add(32);
+        let cut = magnitude
+            .saturating_add(resolution)
+            .saturating_add(32)
+            .min(MAX_FINER_CUT_BITS);
         Depth {
             precision: (2 * self.precision).max(cut + 64),
             truncation_bits: Some(cut.max(self.truncation_bits.unwrap_or(0))),
@@ -607,8 +622,8 @@ fn deeper(q: &BoundsQuery, depth: Depth) -> BoundsQuery {
 }
 
 /// δ at an ε's witness thresholds (`c_lo` if `has_lo`, then `c_hi` if `has_hi`), recomputed at
-/// `depth`, and once more at a depth that resolves values near the target when that does not
-/// show both ends; with the route that gave them.
+/// `depth`, and once more at a depth that resolves values near the target when that neither
+/// shows nor refutes both ends; with the route that gave them.
 fn witness_values(
     tally: &mut Tally,
     depth: Depth,
@@ -619,7 +634,8 @@ fn witness_values(
 ) -> Result<(Vec<Enclosure>, String)> {
     let v = at(depth)?;
     let (lo, hi) = witnessed(&v, has_lo, has_hi, delta);
-    if lo && hi {
+    let (lo_refuted, hi_refuted) = refuted(&v, has_lo, has_hi, delta);
+    if (lo && hi) || lo_refuted || hi_refuted {
         return Ok((v, depth.label()));
     }
     let target_value = Enclosure::from_rationals(delta.clone(), delta.clone());
@@ -672,7 +688,7 @@ fn check_record(
             for (row, got) in values.iter().zip(&first) {
                 for side in 0..2 {
                     let (c, r) = (&row[side], &got[side]);
-                    if c.lo() > r.lo() || c.hi() < r.hi() {
+                    if narrower_than(c, r) {
                         let (m, w) = depth_for(c);
                         let (m0, w0) = needed.unwrap_or((0, 0));
                         needed = Some((m.max(m0), w.max(w0)));
@@ -728,9 +744,20 @@ fn check_record(
                     lo && hi
                 })
             };
+            let refuted = |all: &[[Enclosure; 2]]| {
+                (0..2).any(|side| {
+                    let v: Vec<Enclosure> = all[spans[side].clone()]
+                        .iter()
+                        .map(|p| p[side].clone())
+                        .collect();
+                    let (lo, hi) =
+                        refuted(&v, sides[side].0.is_some(), sides[side].1.is_some(), delta);
+                    lo || hi
+                })
+            };
             let mut all = run(depth)?;
             let mut route = depth.label();
-            if !shown(&all) {
+            if !shown(&all) && !refuted(&all) {
                 // δ at the witnesses lies near the target: resolve it relative to that.
                 let target_value = Enclosure::from_rationals(delta.clone(), delta.clone());
                 let finer = depth.finer(depth_for(&target_value).0, 64);
@@ -776,6 +803,18 @@ fn witnessed(values: &[Enclosure], has_lo: bool, has_hi: bool, delta: &Rational)
         || at
             .next()
             .is_some_and(|d| judge(d, Side::AtMost, delta) == Verdict::Sound);
+    (lo, hi)
+}
+
+/// Whether δ at an ε's witness thresholds refutes its ends: at most the target at `c_lo`, above
+/// it at `c_hi` (no finer recomputation can show such an end).
+fn refuted(values: &[Enclosure], has_lo: bool, has_hi: bool, delta: &Rational) -> (bool, bool) {
+    let mut at = values.iter();
+    let lo = has_lo
+        && at
+            .next()
+            .is_some_and(|d| judge(d, Side::AtMost, delta) == Verdict::Sound);
+    let hi = has_hi && at.next().is_some_and(|d| d.compare(delta) == Tri::Greater);
     (lo, hi)
 }
 
