@@ -526,9 +526,13 @@ pub fn check_time(q: &BoundsQuery) -> Result<()> {
 }
 
 /// `upper/lower` of a range's ends, by their exact midpoints (the values may lie far below
-/// the double range); `None` when the lower end may be 0 or either end is unbounded.  A
-/// reading aid, not a certified number (`verify` re-derives it from the certified ends).
+/// the double range); `None` when the lower end may be 0, either end is unbounded, or either
+/// is too wide for a midpoint to mean anything (relative width above 1/2).  A reading aid,
+/// not a certified number (`verify` re-derives it from the certified ends).
 pub fn upper_over_lower(lower: &Enclosure, upper: &Enclosure) -> Option<f64> {
+    if lower.relative_width() > 0.5 || upper.relative_width() > 0.5 {
+        return None;
+    }
     let mid = |e: &Enclosure| match (e.lo(), e.hi()) {
         (Endpoint::Finite(a), Endpoint::Finite(b)) => Some(Rational::from(a + b) / 2u32),
         _ => None,

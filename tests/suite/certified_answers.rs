@@ -626,6 +626,18 @@ fn genuine_edge_certificates_verify() {
         );
     }
     assert_eq!(verify(&file).0, 0);
+    // ε near ε0 = 700: δ at e^ε ≈ 2^1010 loses about 1010 bits to cancellation, which the
+    // finer recomputation of a triple's witness adds to its precision.
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=3,eps0=700",
+        "--n",
+        "30",
+        "--delta",
+        "1e-10",
+    ];
+    verified(&args, "bounds-eps0-700-delta.json");
 }
 
 /// The labels a report derives from its certified values are checked too: `resolved` flags,

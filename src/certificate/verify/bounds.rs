@@ -178,9 +178,33 @@ pub(super) fn verify_range(
     let (pp, rp) = (&at.proof_prefix, &at.rows_prefix);
     let rows = results.len();
     let precision = higher_precision(settings);
+    // The largest threshold e^ε any sum is evaluated at: the target's, or e^(the largest
+    // certified finite ε end).
+    let largest_eps = match target {
+        Target::Delta(thresholds) => thresholds
+            .iter()
+            .map(|t| match t {
+                Threshold::Eps(e) => e.clone(),
+                Threshold::ExpEps(c) => crate::arith::ln_bracket(c, 64).1,
+            })
+            .max(),
+        Target::Epsilon(_) => results
+            .iter()
+            .flat_map(|row| [&row["upper"]["value"], &row["lower"]["value"]])
+            .filter_map(|v| match enclosure_at(v, "results.value").ok()?.hi() {
+                Endpoint::Finite(hi) => Some(hi.clone()),
+                _ => None,
+            })
+            .max(),
+    };
     let depth = Depth {
         precision,
         truncation_bits: settings.options.truncation_bits,
+        cancellation_bits: largest_eps.map_or(0, |e| {
+            // log2(e) < 1.443; only a steering figure (any depth is sound).
+            let bits = (e * Rational::from((1443, 1000))).to_f64().ceil();
+            bits.clamp(0.0, f64::from(MAX_FINER_CUT_BITS)) as u32
+        }),
     };
     let label = depth.label();
     tally.route(label.clone());
@@ -584,20 +608,25 @@ fn narrower_than(c: &Enclosure, r: &Enclosure) -> bool {
 struct Depth {
     precision: u32,
     truncation_bits: Option<u32>,
+    /// log2 of the largest threshold `t = e^ε` summed at: `a − t·b` loses about this many bits
+    /// to cancellation.
+    cancellation_bits: u32,
 }
 
 impl Depth {
     /// Deep enough that a value around `2^-magnitude` comes out with `2^-resolution` relative
     /// width: windows cut 32 bits below both, in at least twice the precision and 64 bits more
-    /// than the cut.  (Any depth is sound; this one only has to be fine enough.)
+    /// than the cut plus the bits cancellation takes.  (Any depth is sound; this one only has
+    /// to be fine enough.)
     fn finer(self, magnitude: u32, resolution: u32) -> Depth {
         let cut = magnitude
             .saturating_add(resolution)
             .saturating_add(32)
             .min(MAX_FINER_CUT_BITS);
         Depth {
-            precision: (2 * self.precision).max(cut + 64),
+            precision: (2 * self.precision).max(cut + 64 + self.cancellation_bits),
             truncation_bits: Some(cut.max(self.truncation_bits.unwrap_or(0))),
+            cancellation_bits: self.cancellation_bits,
         }
     }
 
