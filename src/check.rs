@@ -107,6 +107,18 @@ pub struct CurveSamples {
     pub lines: Vec<(&'static str, Vec<f64>)>,
 }
 
+/// The certified values a check's comparisons rest on, as its certificate records them.
+#[derive(Clone, Debug)]
+pub struct CheckEvidence {
+    /// Per point, the rational bracket `[ε_lo, ε_hi]` of its ε.
+    pub brackets: Vec<(Rational, Rational)>,
+    /// Per point, `[[δ_qp, δ_pq] at ε_lo, [δ_qp, δ_pq] at ε_hi]`; a point's certified δ is
+    /// `[δ(ε_hi).lo, δ(ε_lo).hi]` (δ is non-increasing in ε).
+    pub at_ends: Vec<[[Enclosure; 2]; 2]>,
+    /// The certified divergences, by name.
+    pub divergences: Vec<(&'static str, Enclosure)>,
+}
+
 /// Everything computed at one n.
 #[derive(Clone, Debug)]
 pub struct CheckAt {
@@ -121,6 +133,9 @@ pub struct CheckAt {
     pub chernoff: Vec<Option<ChernoffBound>>,
     pub samples: Option<CurveSamples>,
     pub arithmetic: String,
+    /// The pair engine that computed the certified values.
+    pub engine: &'static str,
+    pub evidence: CheckEvidence,
 }
 
 /// The fit of `ln |error|` against `ln n` for one comparison over the sweep.
@@ -176,6 +191,8 @@ struct CheckJob {
 struct CertifiedValues {
     qp: Vec<Enclosure>,
     pq: Vec<Enclosure>,
+    /// Per point, `[[δ_qp, δ_pq] at ε_lo, [δ_qp, δ_pq] at ε_hi]`.
+    at_ends: Vec<[[Enclosure; 2]; 2]>,
     grid_qp: Vec<Enclosure>,
     grid_pq: Vec<Enclosure>,
     divergences: Vec<(&'static str, Enclosure)>,
@@ -186,10 +203,20 @@ impl PairJob for CheckJob {
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<CertifiedValues> {
         // δ is non-increasing in ε: at an ε known only to lie in [lo, hi] it lies in
         // [δ(hi).lo, δ(lo).hi].
-        let at = |dir, (lo, hi): &(Rational, Rational)| {
-            let a = curve::delta(law, dir, hi, ctx);
-            let b = curve::delta(law, dir, lo, ctx);
-            Enclosure::new(a.lo().clone(), b.hi().clone())
+        let at_ends: Vec<[[Enclosure; 2]; 2]> = self
+            .brackets
+            .iter()
+            .map(|(lo, hi)| {
+                [lo, hi].map(|e| {
+                    [Direction::Qp, Direction::Pq].map(|dir| curve::delta(law, dir, e, ctx))
+                })
+            })
+            .collect();
+        let at = |d: usize| -> Vec<Enclosure> {
+            at_ends
+                .iter()
+                .map(|[lo, hi]| Enclosure::new(hi[d].lo().clone(), lo[d].hi().clone()))
+                .collect()
         };
         let el = law.to_elementary(ctx);
         let ectx = S::elementary_ctx(ctx);
@@ -204,8 +231,9 @@ impl PairJob for CheckJob {
         .map(|(name, d)| (name, f_divergence(&el, &d, &ectx)))
         .collect();
         Ok(CertifiedValues {
-            qp: self.brackets.iter().map(|b| at(Direction::Qp, b)).collect(),
-            pq: self.brackets.iter().map(|b| at(Direction::Pq, b)).collect(),
+            qp: at(0),
+            pq: at(1),
+            at_ends,
             grid_qp: self
                 .grid
                 .iter()
@@ -361,11 +389,12 @@ fn check_at(
             .collect(),
         _ => Vec::new(),
     };
+    let brackets: Vec<(Rational, Rational)> = eps
+        .iter()
+        .map(|e| bracket(&e.enclosure()))
+        .collect::<Result<_>>()?;
     let job = CheckJob {
-        brackets: eps
-            .iter()
-            .map(|e| bracket(&e.enclosure()))
-            .collect::<Result<_>>()?,
+        brackets: brackets.clone(),
         grid: grid.clone(),
     };
     let pair_query = PairQuery {
@@ -376,6 +405,7 @@ fn check_at(
     let Computed {
         result: certified,
         arithmetic,
+        engine,
         ..
     } = answer(&pair_query, &job)?;
     let mut comparisons = Vec::new();
@@ -545,6 +575,12 @@ fn check_at(
         samples,
         constants: consts,
         arithmetic,
+        engine,
+        evidence: CheckEvidence {
+            brackets,
+            at_ends: certified.at_ends.clone(),
+            divergences: certified.divergences.clone(),
+        },
     })
 }
 

@@ -629,3 +629,62 @@ pub fn berry_esseen_parts(
         proofs_notes: notes,
     }
 }
+
+/// The parts of a `check` certificate: the pair's certified values behind every comparison
+/// (δ at both ends of each point's ε bracket, and the divergences), from which `verify`
+/// re-derives the comparisons' certified enclosures and verdicts.
+pub fn check_parts<'a>(
+    query: &'a crate::check::CheckQuery,
+    at: &crate::check::CheckAt,
+    report: Value,
+) -> Parts<'a> {
+    let pair = &query.pair;
+    let settings = pair.settings();
+    let mut notes = base_notes(
+        at.engine,
+        &at.arithmetic,
+        &settings.options,
+        settings.backend,
+    );
+    notes.extend([
+        "check-points.md",
+        "divergences.md",
+        "asymptotic-and-checker.md",
+    ]);
+    let e = &at.evidence;
+    let method = with_exact_endpoints(|| {
+        json!({
+            "route": "the pair (T_{n,k}, T_{n,k+1}) by the pair engine (Part I Lemma 4.2); at each point, delta at both ends of a rational bracket of its eps (delta is non-increasing in eps); the divergences of the same pair",
+            "arithmetic": at.arithmetic,
+            "points": query.points.iter().zip(&e.brackets).map(|(p, (lo, hi))| {
+                let (given, value) = match p {
+                    crate::check::CurvePoint::T(t) => ("t", t),
+                    crate::check::CurvePoint::Eps(x) => ("eps", x),
+                };
+                json!({
+                    "given": given,
+                    "value": crate::enclosure::exact_string(value),
+                    "eps_bracket": [crate::enclosure::exact_string(lo), crate::enclosure::exact_string(hi)],
+                })
+            }).collect::<Vec<_>>(),
+            "delta_rows": e.brackets.iter().zip(&e.at_ends).flat_map(|((lo, hi), ends)| {
+                [lo, hi].into_iter().zip(ends).map(|(eps, [qp, pq])| json!({
+                    "eps": crate::enclosure::exact_string(eps),
+                    "delta_qp": qp.to_json(),
+                    "delta_pq": pq.to_json(),
+                })).collect::<Vec<_>>()
+            }).collect::<Vec<_>>(),
+            "divergences": e.divergences.iter().map(|(name, v)| (name.to_string(), v.to_json())).collect::<serde_json::Map<_, _>>(),
+        })
+    });
+    Parts {
+        schema: Schema::V2,
+        command: "check",
+        mechanism: pair.subject(),
+        settings,
+        claims: None,
+        report,
+        method,
+        proofs_notes: notes,
+    }
+}

@@ -670,15 +670,15 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             Ok(Outcome { stdout, failure })
         }
         Command::Check(a) => {
-            if a.pair.common.certificate.is_some() {
-                return Err(Error::argument(
-                    "--certificate",
-                    "check holds uncertified predictions against certified values; certify the values with delta, divergences or profile",
-                ));
-            }
             validate::plot_path(a.plot.as_ref())?;
             let query = match validate::check_source(a)? {
                 validate::Checked::Pair(query) => query,
+                validate::Checked::Index { .. } if a.pair.common.certificate.is_some() => {
+                    return Err(Error::argument(
+                        "--certificate",
+                        "check without --k is not certified by this version; certify its range with `bounds --certificate`",
+                    ));
+                }
                 validate::Checked::Index { query, eps } => {
                     let index = shuffle_index(&query)?;
                     let report = crate::bounds::predict::index_check(&query, &eps, &index)?;
@@ -698,7 +698,18 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     return Ok(Outcome { stdout, failure });
                 }
             };
+            if a.pair.common.certificate.is_some() && !query.sweep.is_empty() {
+                return Err(Error::argument(
+                    "--certificate",
+                    "--n-sweep fits orders to uncertified errors; certify each n with its own `check --certificate`",
+                ));
+            }
             let report = crate::check::check(&query)?;
+            if let Some(path) = &a.pair.common.certificate {
+                let exact =
+                    crate::enclosure::with_exact_endpoints(|| output::check_json(&query, &report));
+                certify::write(path, certify::check_parts(&query, &report.base, exact))?;
+            }
             let plot_result = match (&a.plot, &report.base.samples) {
                 (Some(path), Some(samples)) => Some(
                     plot::check_plot(path, &query, &report.base, samples)

@@ -1366,3 +1366,136 @@ fn berry_esseen_certificates_hold_every_certified_number() {
     ];
     reject_all(&cert, "berry-esseen", cases);
 }
+
+/// `check` certificates: the pair's δ at both ends of each point's ε bracket and its
+/// divergences are re-derived, each bracket is held against tμ_n exactly, and every
+/// comparison's certified value and verdict follow from them.
+#[test]
+fn check_certificates_verify_and_reject_tampering() {
+    for (args, name) in [
+        (
+            &[
+                "-m",
+                "binary-rr:eps0=1",
+                "--n",
+                "100",
+                "--k",
+                "10",
+                "--t",
+                "1,2",
+            ][..],
+            "check-rr",
+        ),
+        (
+            &[
+                "-m",
+                "fixtures/mechanisms/ternary.toml",
+                "--n",
+                "60",
+                "--k",
+                "0",
+                "--eps",
+                "0.3",
+            ],
+            "check-ternary",
+        ),
+        (
+            &[
+                "-m",
+                "binary-rr:exp_eps0=3",
+                "--n",
+                "40",
+                "--k",
+                "3",
+                "--t",
+                "1",
+                "--backend",
+                "exact",
+            ],
+            "check-exact",
+        ),
+    ] {
+        let mut all = vec!["check"];
+        all.extend(args);
+        let (file, cert) = verified(&all, &format!("{name}.json"));
+        assert_eq!(cert["schema"], "shufflecert/certificate/v2");
+        let (_, report) = verify(&file);
+        assert!(
+            report["routes"]
+                .to_string()
+                .contains("held in each bracket"),
+            "{report}"
+        );
+    }
+    let args = [
+        "check",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "100",
+        "--k",
+        "10",
+        "--t",
+        "1,2",
+    ];
+    let (_, cert) = certify(&args, "check-tamper.json");
+    let first_verdict = cert["report"]["comparisons"][0]["verdict"].clone();
+    let cases: Vec<Case> = vec![
+        (
+            "certified",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["comparisons"][0]["certified"],
+                    "1/2",
+                    "3/5",
+                )
+            }),
+            "comparisons.0.certified",
+        ),
+        (
+            "verdict",
+            Box::new(move |c| {
+                let other = if first_verdict == "inside" {
+                    "optimistic"
+                } else {
+                    "inside"
+                };
+                c["report"]["comparisons"][0]["verdict"] = json!(other);
+            }),
+            "comparisons.0.verdict",
+        ),
+        (
+            "optimistic-count",
+            Box::new(|c| c["report"]["optimistic"] = json!(0)),
+            "report.optimistic",
+        ),
+        (
+            "prediction-label",
+            Box::new(|c| c["report"]["comparisons"][1]["predicted"]["certified"] = json!(true)),
+            "predicted.certified",
+        ),
+        (
+            "bracket",
+            Box::new(|c| {
+                c["method"]["points"][1]["eps_bracket"] = json!(["1/10", "1/5"]);
+            }),
+            "method.points.1.eps_bracket",
+        ),
+        (
+            "delta-row",
+            Box::new(|c| set(&mut c["method"]["delta_rows"][0]["delta_qp"], "1/2", "3/4")),
+            "method.delta_rows.0.delta_qp",
+        ),
+        (
+            "divergence",
+            Box::new(|c| set(&mut c["method"]["divergences"]["jsd"], "1/2", "3/4")),
+            "method.divergences.jsd",
+        ),
+        (
+            "fisher-constant",
+            Box::new(|c| set(&mut c["report"]["constants"]["i_pi"], "1/2", "3/5")),
+            "constants.i_pi",
+        ),
+    ];
+    reject_all(&cert, "check", cases);
+}

@@ -22,6 +22,7 @@
 
 mod audit;
 mod bounds;
+mod check;
 mod compare;
 mod limit;
 mod pair;
@@ -376,6 +377,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
         }
         "audit" => audit::verify_audit(&cert, &mechanism, &settings, &mut tally)?,
         "compare" => compare::verify_compare(&cert, &mechanism, &settings, &mut tally)?,
+        "check" => check::verify_check(&cert, &mechanism, &settings, &mut tally)?,
         other => {
             return Err(Error::argument(
                 "command",
@@ -387,7 +389,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
 }
 
 /// Commands whose certificates only version 2 describes.
-const V2_COMMANDS: [&str; 3] = ["bounds", "limit", "berry-esseen"];
+const V2_COMMANDS: [&str; 4] = ["bounds", "check", "limit", "berry-esseen"];
 
 /// Kinds that only version 2 describes (and only 0.2.0 writes) must say so: relabelled as
 /// version 1 or as written by 0.1.x, a verifier of that version would pass what it does not
@@ -408,6 +410,8 @@ fn check_version(
         Some("a Berry–Esseen diagnostic")
     } else if command == "bounds" {
         Some("a bounds range")
+    } else if command == "check" {
+        Some("a check of predictions")
     } else if command == "audit" && cert["mechanism"]["exact"].get("rows").is_some() {
         Some("an audit against a range (a randomizer with more than two inputs)")
     } else if !report["background"].is_null() {

@@ -289,6 +289,7 @@ pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
     let c = values(&b.constants);
     json!({
         "command": "check",
+        "certified": true,
         "mechanism": query.pair.mechanism.to_json(),
         "input_domain": query.pair.mechanism.domain_json(),
         "n": b.n,

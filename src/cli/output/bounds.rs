@@ -281,6 +281,7 @@ pub fn index_check_json(
     };
     json!({
         "command": "check",
+        "certified": true,
         "mode": "shuffle-index",
         "randomizer": r.to_json(),
         "input_domain": r.domain_json(),

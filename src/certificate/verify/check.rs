@@ -1,0 +1,297 @@
+//! `check` certificates (`proofs-notes/check-points.md`): the pair's δ at both ends of each
+//! point's ε bracket and its divergences are recomputed by the pair routes; each point's ε is
+//! held in its bracket exactly (ε = tμ_n, μ_n² = I_π/n with I_π exact for a rational mechanism);
+//! each comparison's certified enclosure must contain what the verified values give, and its
+//! verdict is re-derived from it.  Predictions stay uncertified: only their labels are checked.
+
+use super::pair::{PairSubject, delta_routes};
+use super::{Tally, enclosure_at, u64_at, users_at};
+use crate::arith::Scalar;
+use crate::asymptotic::constants;
+use crate::certificate::Settings;
+use crate::check::Verdict;
+use crate::enclosure::{Enclosure, Endpoint, exact_string, parse_rational};
+use crate::error::{Error, Result};
+use crate::mechanism::Mechanism;
+use crate::query::{Backend, DivergenceJob};
+use rug::Rational;
+use serde_json::Value;
+
+/// The divergences a check compares, as its certificate names them.
+const DIVERGENCES: [&str; 5] = ["jsd", "kl_qp", "kl_pq", "chi2_qp", "hellinger2"];
+
+/// A point of the check: how it was given and the rational bracket of its ε.
+struct Point {
+    given: Given,
+    bracket: (Rational, Rational),
+}
+
+enum Given {
+    T(Rational),
+    Eps(Rational),
+}
+
+fn exact(v: &Value, field: &str) -> Result<Rational> {
+    v.as_str()
+        .and_then(parse_rational)
+        .ok_or_else(|| Error::argument(field, "not an exact number"))
+}
+
+fn points(method: &Value) -> Result<Vec<Point>> {
+    method["points"]
+        .as_array()
+        .ok_or_else(|| Error::argument("method.points", "missing"))?
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let field = format!("method.points.{i}");
+            let value = exact(&p["value"], &format!("{field}.value"))?;
+            let given = match p["given"].as_str() {
+                Some("t") => Given::T(value),
+                Some("eps") => Given::Eps(value),
+                _ => return Err(Error::argument(format!("{field}.given"), "not t or eps")),
+            };
+            let bracket = (
+                exact(&p["eps_bracket"][0], &format!("{field}.eps_bracket"))?,
+                exact(&p["eps_bracket"][1], &format!("{field}.eps_bracket"))?,
+            );
+            Ok(Point { given, bracket })
+        })
+        .collect()
+}
+
+/// `[a, b]` of a finite enclosure.
+fn ends(e: &Enclosure) -> Option<(Rational, Rational)> {
+    match (e.lo(), e.hi()) {
+        (Endpoint::Finite(a), Endpoint::Finite(b)) => Some((a.clone(), b.clone())),
+        _ => None,
+    }
+}
+
+/// Whether `[lo, hi]` holds `√x` for every `x` in `[x_lo, x_hi]` (x ≥ 0).
+fn holds_sqrt(lo: &Rational, hi: &Rational, (x_lo, x_hi): (&Rational, &Rational)) -> bool {
+    let below = *lo <= 0 || Rational::from(lo * lo) <= *x_lo;
+    let above = *hi >= 0 && Rational::from(hi * hi) >= *x_hi;
+    below && above
+}
+
+/// Verifies a `check` certificate of a binary-input pair.
+pub(super) fn verify_check(
+    cert: &Value,
+    mechanism: &Mechanism,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let (report, method) = (&cert["report"], &cert["method"]);
+    let n = users_at(&report["n"], "report.n")?;
+    let k = u64_at(&report["k"], "report.k")?;
+    if k >= n {
+        return Err(Error::argument("report.k", "must be below n"));
+    }
+    if report["sweep"].as_array().is_some_and(|s| !s.is_empty()) {
+        tally.problem("report.sweep: a check certificate covers one n, with no sweep");
+    }
+    let pi = Rational::from((k, n));
+    if report["pi"] != Value::from(exact_string(&pi)) {
+        tally.problem(format!("report.pi: not k/n = {}", exact_string(&pi)));
+    }
+    // I_π exactly where the mechanism is rational, else its enclosure; μ_n² = I_π/n.
+    let c = constants(mechanism, &pi)?;
+    let i_pi = match &c.exact {
+        Some(e) => Enclosure::point(e.i_pi.clone()),
+        None => c.enclosed.i_pi.enclosure(),
+    };
+    let Some((i_lo, i_hi)) = ends(&i_pi) else {
+        return Err(Error::Internal(format!(
+            "I_π could not be enclosed: {i_pi}"
+        )));
+    };
+    tally.route(
+        "I_pi at k/n (exact for a rational mechanism); eps = t mu_n held in each bracket exactly",
+    );
+    let recorded = enclosure_at(&report["constants"]["i_pi"], "report.constants.i_pi")?;
+    if !(recorded.lo() <= i_pi.lo() && recorded.hi() >= i_pi.hi()) {
+        tally.problem(format!(
+            "report.constants.i_pi: {recorded} does not hold I_π = {i_pi}"
+        ));
+    }
+    let mu2 = (Rational::from(&i_lo / n), Rational::from(&i_hi / n));
+    match ends(&enclosure_at(
+        &report["constants"]["mu_n"],
+        "report.constants.mu_n",
+    )?) {
+        Some((lo, hi)) if holds_sqrt(&lo, &hi, (&mu2.0, &mu2.1)) => {}
+        _ => tally.problem("report.constants.mu_n: does not hold √(I_π/n)"),
+    }
+    let points = points(method)?;
+    for (i, p) in points.iter().enumerate() {
+        let (lo, hi) = &p.bracket;
+        let held = match &p.given {
+            // ε² = t²·I_π/n.
+            Given::T(t) => {
+                let t2 = Rational::from(t * t);
+                *t >= 0
+                    && holds_sqrt(
+                        lo,
+                        hi,
+                        (&Rational::from(&t2 * &mu2.0), &Rational::from(&t2 * &mu2.1)),
+                    )
+            }
+            Given::Eps(e) => lo <= e && e <= hi,
+        };
+        if !held {
+            tally.problem(format!(
+                "method.points.{i}.eps_bracket: [{}, {}] does not hold the point's ε",
+                exact_string(lo),
+                exact_string(hi)
+            ));
+        }
+    }
+    // δ at both ends of every bracket, by the pair routes.
+    let rows = method["delta_rows"]
+        .as_array()
+        .ok_or_else(|| Error::argument("method.delta_rows", "missing"))?;
+    if rows.len() != 2 * points.len() {
+        return Err(Error::argument(
+            "method.delta_rows",
+            "not two rows (ε_lo, ε_hi) per point",
+        ));
+    }
+    let mut at_ends = Vec::with_capacity(rows.len());
+    for (j, row) in rows.iter().enumerate() {
+        let p = &points[j / 2];
+        let wanted = if j % 2 == 0 {
+            &p.bracket.0
+        } else {
+            &p.bracket.1
+        };
+        if exact(&row["eps"], &format!("method.delta_rows.{j}.eps"))? != *wanted {
+            tally.problem(format!(
+                "method.delta_rows.{j}.eps: not its point's bracket end"
+            ));
+        }
+        let mut both = Vec::with_capacity(2);
+        for key in ["delta_qp", "delta_pq"] {
+            let field = format!("method.delta_rows.{j}.{key}");
+            let e = enclosure_at(&row[key], &field)?;
+            tally.certified(&field, e.clone(), true);
+            both.push(e);
+        }
+        at_ends.push(both);
+    }
+    let subject = PairSubject::Binary { mechanism, n, k };
+    delta_routes(
+        "method.delta_rows.",
+        &method["delta_rows"],
+        ["delta_qp", "delta_pq"],
+        &method["arithmetic"],
+        &subject,
+        settings,
+        tally,
+    )?;
+    // The divergences, recomputed as a `divergences` certificate's are.
+    let mut divergences = Vec::with_capacity(DIVERGENCES.len());
+    for name in DIVERGENCES {
+        let field = format!("method.divergences.{name}");
+        let e = enclosure_at(&method["divergences"][name], &field)?;
+        tally.certified(&field, e.clone(), true);
+        divergences.push((name, e));
+    }
+    let arithmetic = serde_json::json!({ "arithmetic": method["arithmetic"] });
+    let precision = subject.precision(settings, &arithmetic);
+    let label = format!("mpfr-{precision}");
+    let d = subject
+        .query(settings, Backend::Mpfr { precision })
+        .divergences(&DivergenceJob {
+            renyi_orders: Vec::new(),
+        })?
+        .result;
+    tally.route(label.clone());
+    for (name, e) in [
+        ("jsd", d.jsd),
+        ("kl_qp", d.kl_qp),
+        ("kl_pq", d.kl_pq),
+        ("chi2_qp", d.chi2_qp),
+        ("hellinger2", d.hellinger2),
+    ] {
+        tally.recomputed(&format!("method.divergences.{name}"), &e, &label);
+    }
+    // Each comparison: its certified enclosure holds what the verified values give, and its
+    // verdict follows from it.
+    let comparisons = report["comparisons"]
+        .as_array()
+        .ok_or_else(|| Error::argument("report.comparisons", "missing"))?;
+    let derived =
+        "delta non-increasing in eps: [delta(eps_hi).lo, delta(eps_lo).hi] of the verified rows";
+    tally.route(derived);
+    let mut optimistic = 0;
+    for (j, c) in comparisons.iter().enumerate() {
+        let field = format!("report.comparisons.{j}");
+        let certified = enclosure_at(&c["certified"], &format!("{field}.certified"))?;
+        let quantity = c["quantity"].as_str().unwrap_or_default();
+        let backing = match quantity {
+            "delta_qp" | "delta_pq" => {
+                let d = usize::from(quantity == "delta_pq");
+                let point = c["point"]
+                    .as_u64()
+                    .map(|p| p as usize)
+                    .filter(|p| *p < points.len())
+                    .ok_or_else(|| Error::argument(format!("{field}.point"), "out of range"))?;
+                let (lo, hi) = &points[point].bracket;
+                if enclosure_at(&c["eps"], &format!("{field}.eps"))?
+                    != Enclosure::from_rationals(lo.clone(), hi.clone())
+                {
+                    tally.problem(format!("{field}.eps: not its point's bracket"));
+                }
+                Enclosure::new(
+                    at_ends[2 * point + 1][d].lo().clone(),
+                    at_ends[2 * point][d].hi().clone(),
+                )
+            }
+            name => match divergences.iter().find(|(d, _)| *d == name) {
+                Some((_, e)) => e.clone(),
+                None => {
+                    tally.problem(format!(
+                        "{field}.quantity: {name:?} is not a checked quantity"
+                    ));
+                    continue;
+                }
+            },
+        };
+        let cfield = format!("{field}.certified");
+        tally.certified(&cfield, certified.clone(), true);
+        if certified.lo() <= backing.lo() {
+            tally.lower_shown(&cfield, derived);
+        }
+        if certified.hi() >= backing.hi() {
+            tally.upper_shown(&cfield);
+        }
+        if c["predicted"]["certified"] != Value::Bool(false) {
+            tally.problem(format!(
+                "{field}.predicted.certified: a prediction is uncertified"
+            ));
+        }
+        let formula = enclosure_at(
+            &c["predicted"]["formula_enclosure"],
+            &format!("{field}.predicted.formula_enclosure"),
+        )?;
+        let verdict = Verdict::of(&formula, &certified);
+        if verdict == Verdict::Optimistic {
+            optimistic += 1;
+        }
+        if c["verdict"] != Value::from(verdict.name()) {
+            tally.problem(format!(
+                "{field}.verdict: says {}, but the prediction against the certified value is {}",
+                c["verdict"],
+                verdict.name()
+            ));
+        }
+    }
+    if report["optimistic"] != Value::from(optimistic) {
+        tally.problem(format!(
+            "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
+            report["optimistic"]
+        ));
+    }
+    Ok(())
+}
