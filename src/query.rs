@@ -99,8 +99,13 @@ const DEEPER_PRECISIONS: [u32; 3] = [512, 1024, 2048];
 /// The seconds a computation may spend deepening (each step costs about three times the last).
 const DEEPENING_SECONDS: f64 = 10.0;
 
-/// The cost of a 512-bit MPFR pass in f64-interval passes, for the deepening's first estimate.
+/// The cost of a 512-bit MPFR pass in f64-interval passes, for the deepening's first estimate
+/// (a computation may say otherwise: [`Computation::mpfr_512_over_interval`]).
 const MPFR_512_OVER_INTERVAL: f64 = 60.0;
+
+/// The same for a background pair's law (release build, 2 cores, the three-input example:
+/// 196× at n = 300 and 250× at n = 500).
+const BACKGROUND_MPFR_512_OVER_INTERVAL: f64 = 300.0;
 
 /// The relative width of `e`, or 0 when it lies below `floor` (or is the point +∞).
 pub fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
@@ -131,6 +136,10 @@ pub trait PairSource {
     /// The `--max-seconds` the computation runs under (the deepening stays within it).
     fn time_limit_seconds(&self) -> f64 {
         f64::INFINITY
+    }
+    /// What a 512-bit MPFR pass costs in f64-interval passes of this pair.
+    fn mpfr_512_over_interval(&self) -> f64 {
+        MPFR_512_OVER_INTERVAL
     }
 }
 
@@ -203,6 +212,10 @@ impl PairSource for BackgroundQuery {
         self.backend
     }
 
+    fn mpfr_512_over_interval(&self) -> f64 {
+        BACKGROUND_MPFR_512_OVER_INTERVAL
+    }
+
     fn escalate_above(&self) -> Option<f64> {
         self.escalate_above
     }
@@ -251,6 +264,10 @@ pub trait Computation {
     /// The `--max-seconds` the computation runs under (the deepening stays within it).
     fn time_limit_seconds(&self) -> f64 {
         f64::INFINITY
+    }
+    /// What a 512-bit MPFR pass costs in f64-interval passes (the deepening's first estimate).
+    fn mpfr_512_over_interval(&self) -> f64 {
+        MPFR_512_OVER_INTERVAL
     }
 }
 
@@ -320,7 +337,7 @@ fn deepen<C: Computation>(
     let mut last = first;
     // A 512-bit MPFR pass costs about this many f64-interval passes (and each doubling about
     // three times the last).
-    let mut step_seconds = interval_seconds * MPFR_512_OVER_INTERVAL / 3.0;
+    let mut step_seconds = interval_seconds * c.mpfr_512_over_interval() / 3.0;
     for precision in DEEPER_PRECISIONS {
         let spent = started.elapsed().as_secs_f64();
         if spent + 3.0 * step_seconds > budget {
@@ -366,6 +383,10 @@ impl<Src: PairSource, J: PairJob> Computation for OnPair<'_, Src, J> {
 
     fn time_limit_seconds(&self) -> f64 {
         self.source.time_limit_seconds()
+    }
+
+    fn mpfr_512_over_interval(&self) -> f64 {
+        self.source.mpfr_512_over_interval()
     }
 
     fn exact_ctx(&self) -> ExactCtx {

@@ -488,7 +488,14 @@ pub fn check_time(q: &BoundsQuery) -> Result<()> {
                     &q.options,
                     &MpfrCtx { precision },
                 ),
-                _ => super::upper::estimated_seconds::<inari::Interval>(
+                Backend::Exact => super::upper::estimated_seconds::<Rational>(
+                    &classes,
+                    &gamma,
+                    q.n,
+                    &q.options,
+                    &Default::default(),
+                ),
+                Backend::Interval => super::upper::estimated_seconds::<inari::Interval>(
                     &classes,
                     &gamma,
                     q.n,

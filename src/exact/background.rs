@@ -187,6 +187,11 @@ pub fn background_pair<S: Scalar>(
 /// count); other backends scale with their value size.
 const SECONDS_PER_STEP_PRODUCT: f64 = 1.8e-9;
 
+/// How much more than their value size MPFR and rational products cost than f64-interval ones
+/// (release build, 2 cores, the three-input example at n = 100–1000: measured 7–13× the
+/// value-size estimate at 128–2048 bits, 10–12× for rationals).
+const SLOWER_THAN_VALUE_SIZE: f64 = 10.0;
+
 /// Refuses, with the estimate, a background whose common law would take longer than
 /// `--max-seconds` to build.  After the largest group, each group of `c` users costs at most
 /// `c · states · d` products added user by user (`states` the final window's), or one
@@ -213,7 +218,10 @@ fn check_time<S: Scalar>(
         };
         products += steps.min(block);
     }
-    let scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
+    let mut scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
+    if S::BACKEND != "interval" {
+        scale *= SLOWER_THAN_VALUE_SIZE;
+    }
     let seconds = products * SECONDS_PER_STEP_PRODUCT * scale;
     if seconds > options.time_limit_seconds {
         return Err(Error::TooLarge(format!(

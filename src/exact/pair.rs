@@ -309,7 +309,8 @@ fn check_binary_time<S: Scalar>(
 /// A duration in the largest sensible unit.
 pub fn duration_text(seconds: f64) -> String {
     match seconds {
-        s if s < 0.01 => "under 0.01 s".to_string(),
+        s if s < 0.001 => "under 1 ms".to_string(),
+        s if s < 0.01 => format!("{:.0} ms", s * 1000.0),
         s if s < 1.0 => format!("{s:.2} s"),
         s if s < 10.0 => format!("{s:.1} s"),
         s if s < 120.0 => format!("{s:.0} s"),

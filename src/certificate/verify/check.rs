@@ -92,7 +92,7 @@ pub(super) fn verify_check(
         tally.problem("report.sweep: a check certificate covers one n, with no sweep");
     }
     let pi = Rational::from((k, n));
-    if report["pi"] != Value::from(exact_string(&pi)) {
+    if report["pi"] != exact_string(&pi) {
         tally.problem(format!("report.pi: not k/n = {}", exact_string(&pi)));
     }
     // I_π exactly where the mechanism is rational, else its enclosure; μ_n² = I_π/n.
@@ -279,7 +279,7 @@ pub(super) fn verify_check(
         if verdict == Verdict::Optimistic {
             optimistic += 1;
         }
-        if c["verdict"] != Value::from(verdict.name()) {
+        if c["verdict"] != verdict.name() {
             tally.problem(format!(
                 "{field}.verdict: says {}, but the prediction against the certified value is {}",
                 c["verdict"],
@@ -287,7 +287,7 @@ pub(super) fn verify_check(
             ));
         }
     }
-    if report["optimistic"] != Value::from(optimistic) {
+    if report["optimistic"] != optimistic {
         tally.problem(format!(
             "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
             report["optimistic"]
