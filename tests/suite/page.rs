@@ -189,6 +189,9 @@ fn reconstructed_commands_reproduce_the_certificate() {
         "three-inputs-background-n8.json",
         "two-jumps-experiment-delta.json",
         "binary-rr-eps1-tv-ball-n100.json",
+        "ternary-check-n200.json",
+        "binary-rr-limit-n100-n400.json",
+        "poisson-berry-esseen.json",
     ] {
         let file = fixture(name);
         let cert = read(&file);
@@ -258,6 +261,46 @@ fn bounds_pages_show_the_range_its_pairs_and_triples() {
 }
 
 #[test]
+fn asymptotic_pages_label_what_is_uncertified() {
+    for (name, needles) in [
+        (
+            "ternary-check-n200.json",
+            &[
+                "a check of",
+                "prediction (uncertified)",
+                "Predictions are <b>uncertified</b>",
+                "<span class=\"tag unsound\">optimistic</span>",
+            ][..],
+        ),
+        (
+            "binary-rr-limit-n100-n400.json",
+            &[
+                "a limit study of",
+                "gap to the limit",
+                "<b>uncertified</b> observations",
+            ][..],
+        ),
+        (
+            "poisson-berry-esseen.json",
+            &[
+                "a Berry–Esseen diagnostic",
+                "Gaussian δ",
+                "<b>uncertified</b> observations",
+            ][..],
+        ),
+    ] {
+        let file = fixture(name);
+        let cert = read(&file);
+        let html = page(&cert, &valid(&cert), &file);
+        for needle in needles {
+            assert!(html.contains(needle), "{name}: missing {needle:?}");
+        }
+        assert!(!html.contains("shown generically"), "{name}");
+        assert_self_contained(&html, name);
+    }
+}
+
+#[test]
 fn unknown_kinds_list_every_enclosure() {
     let mut cert = read(&fixture("one-sided-delta-n20.json"));
     cert["command"] = json!("frobnicate");
@@ -288,6 +331,10 @@ fn unknown_kinds_list_every_enclosure() {
             "profile",
             "audit",
             "compare",
+            "bounds",
+            "check",
+            "limit",
+            "berry-esseen",
         ] {
             let mut c = read(&fixture("k-rr-4-profile-n30.json"));
             c["command"] = json!(command);

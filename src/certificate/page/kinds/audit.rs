@@ -8,6 +8,10 @@ pub(super) fn verdict_tag(v: &Value) -> String {
     let class = match t.as_str() {
         "sound" | "unsound" | "undecided" | "holds" => t.clone(),
         "VIOLATED" => "violated".into(),
+        // A check's verdicts: under-reporting is the unsafe one.
+        "optimistic" => "unsound".into(),
+        "conservative" => "sound".into(),
+        "inside" => "undecided".into(),
         _ => "other".into(),
     };
     format!("<span class=\"tag {class}\">{}</span>", esc(&t))

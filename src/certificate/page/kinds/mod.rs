@@ -3,6 +3,7 @@
 //! total: a field that is missing or of the wrong type is shown as missing, never a panic (a
 //! certificate that verifies invalid is still drawn).
 
+mod asymptotic;
 mod audit;
 mod bounds;
 mod command;
@@ -38,6 +39,9 @@ pub fn describe(cert: &Value, reproduced: &str) -> Kind {
         "audit" => audit::audit(cert),
         "compare" => compare::compare(cert),
         "bounds" => bounds::bounds(cert),
+        "check" => asymptotic::check(cert),
+        "limit" => asymptotic::limit(cert),
+        "berry-esseen" => asymptotic::berry_esseen(cert),
         other => Kind {
             summary: format!("a {other} certificate (shown generically)"),
             ..Kind::default()
