@@ -96,11 +96,11 @@ fn merge(c: &mut Criterion) {
     group.finish();
 }
 
-/// Issue 20: produce against verify for each new kind of certificate, and the default
+/// Issue 20: produce against verify for each new kind of certificate (`check` included), and the default
 /// resolution of a deep value (Poisson shift λ = 20, δ_{Q‖P} at ε = 2, about 6e-77).
 fn new_kinds(c: &mut Criterion) {
     let dir = scratch();
-    let kinds: [(&str, &[&str]); 5] = [
+    let kinds: [(&str, &[&str]); 6] = [
         (
             "background pair (three-inputs, n=300)",
             &[
@@ -153,6 +153,20 @@ fn new_kinds(c: &mut Criterion) {
                 "1000",
                 "--eps",
                 "0.3,0.6",
+            ],
+        ),
+        (
+            "check (ternary, n=400, k=120, t=1,2)",
+            &[
+                "check",
+                "-m",
+                "fixtures/mechanisms/ternary.toml",
+                "--n",
+                "400",
+                "--k",
+                "120",
+                "--t",
+                "1,2",
             ],
         ),
         (

@@ -180,16 +180,6 @@ pub(super) fn verify_check(
         at_ends.push(both);
     }
     let subject = PairSubject::Binary { mechanism, n, k };
-    delta_routes(
-        "method.delta_rows.",
-        &method["delta_rows"],
-        ["delta_qp", "delta_pq"],
-        &method["arithmetic"],
-        &subject,
-        settings,
-        tally,
-    )?;
-    // The divergences, recomputed as a `divergences` certificate's are.
     let mut divergences = Vec::with_capacity(DIVERGENCES.len());
     for name in DIVERGENCES {
         let field = format!("method.divergences.{name}");
@@ -200,12 +190,30 @@ pub(super) fn verify_check(
     let arithmetic = serde_json::json!({ "arithmetic": method["arithmetic"] });
     let precision = subject.precision(settings, &arithmetic);
     let label = format!("mpfr-{precision}");
-    let d = subject
-        .query(settings, Backend::Mpfr { precision })
-        .divergences(&DivergenceJob {
-            renyi_orders: Vec::new(),
-        })?
-        .result;
+    // The δ rows by the pair routes, and the divergences as a `divergences` certificate's are
+    // recomputed: two independent recomputations, side by side.
+    let (rows_checked, recomputed) = rayon::join(
+        || {
+            delta_routes(
+                "method.delta_rows.",
+                &method["delta_rows"],
+                ["delta_qp", "delta_pq"],
+                &method["arithmetic"],
+                &subject,
+                settings,
+                tally,
+            )
+        },
+        || {
+            subject
+                .query(settings, Backend::Mpfr { precision })
+                .divergences(&DivergenceJob {
+                    renyi_orders: Vec::new(),
+                })
+        },
+    );
+    rows_checked?;
+    let d = recomputed?.result;
     tally.route(label.clone());
     for (name, e) in [
         ("jsd", d.jsd),
