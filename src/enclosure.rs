@@ -385,7 +385,8 @@ pub fn with_text_style<T>(style: TextStyle, f: impl FnOnce() -> T) -> T {
 
 /// `lo` and `hi` with their shared leading digits printed once: `0.10537[258, 262]`,
 /// `1.23[4, 6]e-30`.  `None` when they share no significant digit, differ in sign, exponent or
-/// the length of their integer part (then `[lo, hi]` is clearer).
+/// the length of their integer part, or differ before the decimal point (then `[lo, hi]` is
+/// clearer).
 fn compact_pair(lo: &str, hi: &str) -> Option<String> {
     let split = |s: &str| match s.find('e') {
         Some(i) => (s[..i].to_string(), s[i..].to_string()),
@@ -415,8 +416,9 @@ fn compact_pair(lo: &str, hi: &str) -> Option<String> {
     if !prefix.bytes().any(|c| (b'1'..=b'9').contains(&c)) || shared == a.len() {
         return None;
     }
-    // Never split a number at its decimal point.
-    if prefix.ends_with('.') {
+    // Never split a number at its decimal point, nor inside its integer part
+    // (`2203[40000, 50000]` reads as a fraction).
+    if prefix.ends_with('.') || shared < int_len(&a) {
         return None;
     }
     Some(format!("{prefix}[{}, {}]{ea}", &a[shared..], &b[shared..]))
@@ -712,10 +714,12 @@ mod tests {
             Some("1.23[4, 6]e-30")
         );
         assert_eq!(
-            compact_pair("123.5", "124.5").as_deref(),
-            Some("12[3.5, 4.5]")
+            compact_pair("123.45", "123.47").as_deref(),
+            Some("123.4[5, 7]")
         );
         for (lo, hi) in [
+            ("123.5", "124.5"),
+            ("220340000", "220350000"),
             ("0.0999", "0.1001"),
             ("9.99", "10.01"),
             ("1.2e-30", "1.2e-29"),

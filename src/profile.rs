@@ -1276,11 +1276,15 @@ impl Estimate {
             under if under.starts_with("under") => under,
             text => format!("about {text}"),
         };
+        let states = if self.states < 10_000 {
+            self.states.to_string()
+        } else {
+            format!("{:.1e}", self.states as f64)
+        };
         format!(
-            "{} outputs, laws of about {:.1e} histogram states, {} per node pair; at least {} node \
+            "{} outputs, laws of about {states} histogram states, {} per node pair; at least {} node \
              pairs ({}), at most {} without pruning ({})",
             self.d,
-            self.states as f64,
             about(self.per_node),
             self.nodes.0,
             about(self.at_least),

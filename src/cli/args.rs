@@ -22,9 +22,9 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub wide: bool,
 
-    /// Print this many significant digits per enclosure in text reports, tables included, at
-    /// most what the width needs (rounded outward, so still certified; JSON and certificates
-    /// keep every digit).
+    /// Print this many significant digits (2 to 120) per enclosure in text reports, tables
+    /// included, at most what the width needs (rounded outward, so still certified; JSON and
+    /// certificates keep every digit).
     #[arg(long, global = true, value_name = "N")]
     pub digits: Option<String>,
 

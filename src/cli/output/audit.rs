@@ -136,9 +136,9 @@ fn details(r: &ClaimReport, out: &mut String) {
 
 pub fn audit_text(query: &AuditQuery, path: &str, audit: &Audit) -> String {
     let mut s = format!(
-        "shufflecert audit: {} · {} claims from {path}\n{}\n",
+        "shufflecert audit: {} · {} from {path}\n{}\n",
         query.mechanism.name,
-        audit.reports.len(),
+        crate::enclosure::count_of(audit.reports.len(), "claim", "claims"),
         query.mechanism.domain_text()
     );
     s += &format!(
@@ -290,9 +290,9 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
     let r = &query.randomizer;
     let count = |v: Verdict| reports.iter().filter(|x| x.verdict == v).count();
     let mut s = format!(
-        "shufflecert audit: {} · {} claims from {}\n{}\n",
+        "shufflecert audit: {} · {} from {}\n{}\n",
         r.name,
-        reports.len(),
+        crate::enclosure::count_of(reports.len(), "claim", "claims"),
         query.path,
         r.domain_text()
     );
