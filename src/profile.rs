@@ -627,11 +627,10 @@ pub fn block_values(
         let mechanism = engine_mechanism(&query.mechanism, &query.options)?;
         let channel = mechanism.channel::<S>(ctx)?;
         let plan = plan::<S>(&mechanism, n, &query.options, ctx)?;
-        // Per busy worker (at most one per leaf), a group per level it descends, a pair and a
-        // scratch array.
+        // Per worker thread (blocks run side by side, so every thread may be busy), a group per
+        // level it descends, a pair and a scratch array.
         let levels = 1 + u64::from((range.1 - range.0).max(1).next_power_of_two().ilog2());
-        let workers = (rayon::current_num_threads() as u64).min(leaves.len().max(1) as u64);
-        let arrays = (levels + 3) * workers;
+        let arrays = (levels + 3) * rayon::current_num_threads() as u64;
         check_memory::<S>(
             "a block of pairs",
             &plan,

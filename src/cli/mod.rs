@@ -636,7 +636,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             let v = crate::certificate::verify::verify(&text, &resources).map_err(|e| match e {
                 Error::TooLarge(why) => Error::argument(
                     a.certificate.clone(),
-                    format!("cannot be verified within --max-memory-gib: {why}"),
+                    format!(
+                        "cannot be verified within this machine's limits (--max-memory-gib): {why}"
+                    ),
                 ),
                 e => Error::argument(a.certificate.clone(), format!("malformed certificate: {e}")),
             })?;

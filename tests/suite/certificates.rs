@@ -361,19 +361,44 @@ fn profile_maximisers_are_checked() {
                 }),
                 "not in the argmax",
             ),
+            (
+                "argmax-invented",
+                Box::new(|c: &mut Value| {
+                    let list = c["report"]["results"][1]["argmax_k"]
+                        .as_array_mut()
+                        .unwrap();
+                    let mut extra = list[0].clone();
+                    extra["k"] = json!(5000);
+                    list.push(extra);
+                }),
+                "not an evaluated pair",
+            ),
         ],
     );
     reject_all(
         &ties,
         "maximisers-ties",
-        vec![(
-            "ranges",
-            Box::new(|c: &mut Value| {
-                c["report"]["eps_results"][0]["argmax_k_ranges"] = json!([[0, 3]]);
-                c["report"]["argmax_k_ranges"] = json!([[0, 3]]);
-            }),
-            "argmax_k_ranges",
-        )],
+        vec![
+            (
+                "ranges",
+                Box::new(|c: &mut Value| {
+                    c["report"]["eps_results"][0]["argmax_k_ranges"] = json!([[0, 3]]);
+                    c["report"]["argmax_k_ranges"] = json!([[0, 3]]);
+                }),
+                "argmax_k_ranges",
+            ),
+            (
+                "ties-as-ceilings",
+                Box::new(|c: &mut Value| {
+                    for closure in c["method"]["closures"].as_array_mut().unwrap() {
+                        closure["kind"] = json!("ceiling");
+                    }
+                    c["report"]["eps_results"][0]["argmax_k_ranges"] = json!([]);
+                    c["report"]["argmax_k_ranges"] = json!([]);
+                }),
+                "closed as `ceiling`",
+            ),
+        ],
     );
     reject_all(
         &unresolved,
@@ -410,8 +435,7 @@ fn verify_applies_its_own_memory_limit() {
     assert_eq!(run.status, 2, "{}", run.stderr);
     assert!(run.stdout.is_empty());
     assert!(
-        run.stderr
-            .contains("cannot be verified within --max-memory-gib: a block of pairs"),
+        run.stderr.contains("(--max-memory-gib): a block of pairs"),
         "{}",
         run.stderr
     );

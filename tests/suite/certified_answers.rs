@@ -1496,6 +1496,33 @@ fn check_certificates_verify_and_reject_tampering() {
             Box::new(|c| set(&mut c["report"]["constants"]["i_pi"], "1/2", "3/5")),
             "constants.i_pi",
         ),
+        (
+            "mixture-constant",
+            Box::new(|c| set(&mut c["report"]["constants"]["i_mix"], "5", "5")),
+            "constants.i_mix",
+        ),
+        (
+            // A verdict flipped through its (uncertified) prediction.
+            "prediction-formula",
+            Box::new(|c| {
+                let cmp = &mut c["report"]["comparisons"][2];
+                let hi = cmp["certified"]["hi"].clone();
+                cmp["predicted"]["formula_enclosure"] = json!({ "lo": hi, "hi": hi });
+            }),
+            "comparisons.2",
+        ),
+        (
+            "comparison-dropped",
+            Box::new(|c| {
+                c["report"]["comparisons"].as_array_mut().unwrap().pop();
+            }),
+            "report.comparisons",
+        ),
+        (
+            "label",
+            Box::new(|c| c["report"]["comparisons"][0]["source"] = json!("folklore")),
+            "comparisons.0",
+        ),
     ];
     reject_all(&cert, "check", cases);
 }

@@ -251,10 +251,16 @@ pub(super) fn verify_check(
                 {
                     tally.problem(format!("{field}.eps: not its point's bracket"));
                 }
-                Enclosure::new(
-                    at_ends[2 * point + 1][d].lo().clone(),
-                    at_ends[2 * point][d].hi().clone(),
-                )
+                let (at_hi, at_lo) = (&at_ends[2 * point + 1][d], &at_ends[2 * point][d]);
+                if at_hi.lo() > at_lo.hi() {
+                    // δ is non-increasing in ε: rows like these cannot both hold.
+                    tally.problem(format!(
+                        "method.delta_rows.{}: δ at ε_hi lies above δ at ε_lo",
+                        2 * point + 1
+                    ));
+                    continue;
+                }
+                Enclosure::new(at_hi.lo().clone(), at_lo.hi().clone())
             }
             name => match divergences.iter().find(|(d, _)| *d == name) {
                 Some((_, e)) => e.clone(),
@@ -295,11 +301,93 @@ pub(super) fn verify_check(
             ));
         }
     }
+    check_predictions(report, method, mechanism, (n, k), settings, tally)?;
     if report["optimistic"] != optimistic {
         tally.problem(format!(
             "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
             report["optimistic"]
         ));
     }
+    Ok(())
+}
+
+/// The predictions and what they are compared with, recomputed.  They depend only on the
+/// mechanism, n, k and the points, and are uncertified, so the producing code runs again: the
+/// certificate must show every comparison it makes, with the same labels, points and formula
+/// enclosures (the verdicts then follow from the verified certified values), and the same
+/// mixture constants.
+fn check_predictions(
+    report: &Value,
+    method: &Value,
+    mechanism: &Mechanism,
+    (n, k): (u64, u64),
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    use crate::check::{CheckQuery, CurvePoint};
+    let points = points(method)?
+        .into_iter()
+        .map(|p| match p.given {
+            Given::T(t) => CurvePoint::T(t),
+            Given::Eps(e) => CurvePoint::Eps(e),
+        })
+        .collect();
+    let query = CheckQuery {
+        pair: super::pair_query(mechanism, n, k, settings, Backend::Interval),
+        points,
+        sweep: Vec::new(),
+        plot_samples: 0,
+    };
+    let again = crate::check::check(&query)?.base;
+    tally.route("predictions, labels and points recomputed (uncertified, by the producing code)");
+    let recorded = report["comparisons"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    if recorded.len() != again.comparisons.len() {
+        tally.problem(format!(
+            "report.comparisons: {} listed, but the points make {}",
+            recorded.len(),
+            again.comparisons.len()
+        ));
+    }
+    crate::enclosure::with_exact_endpoints(|| {
+        for (j, (c, want)) in recorded.iter().zip(&again.comparisons).enumerate() {
+            let point = want.point.map(|i| &again.points[i]);
+            let same = c["prediction"] == want.prediction
+                && c["source"] == want.source
+                && c["quantity"] == want.quantity
+                && c["claimed_order"] == want.claimed
+                && c["scope_note"] == serde_json::json!(want.scope_note)
+                && c["point"] == serde_json::json!(want.point)
+                && c["t"] == point.map_or(Value::Null, |p| p.t.to_json())
+                && c["predicted"]["formula_enclosure"] == want.predicted.formula.to_json()
+                && c["predicted"]["value"] == serde_json::json!(want.predicted.value());
+            if !same {
+                tally.problem(format!(
+                    "report.comparisons.{j}: not the comparison the points make ({} of {} at point {:?})",
+                    want.prediction, want.quantity, want.point
+                ));
+            }
+        }
+        let values = |e: &Enclosure| e.to_json();
+        let c = match &again.constants.exact {
+            Some(x) => x.map(crate::arith::Scalar::enclosure),
+            None => again
+                .constants
+                .enclosed
+                .map(crate::arith::Scalar::enclosure),
+        };
+        for (key, want) in [
+            ("i_mix", values(&c.i_mix)),
+            ("mu_mix", values(&again.mu_mix)),
+        ] {
+            let got = &report["constants"][key];
+            if got["lo"] != want["lo"] || got["hi"] != want["hi"] {
+                tally.problem(format!(
+                    "report.constants.{key}: not the mixture constant of the mechanism at k/n"
+                ));
+            }
+        }
+    });
     Ok(())
 }

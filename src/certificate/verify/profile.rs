@@ -284,7 +284,33 @@ pub fn verify_profile(
         by_node.entry((lo, hi)).or_default().push((i, kind));
     }
     for (i, row) in rows.iter().enumerate() {
+        // The scan closes an ε quantity only below its row or as ties at 0, never as a ceiling.
+        if matches!(quantities[i], Quantity::Epsilon(_))
+            && closed_by_quantity[i]
+                .iter()
+                .any(|(_, kind)| matches!(kind, ClosureKind::Ceiling))
+        {
+            tally.problem(format!(
+                "{}: closed as `ceiling`, which an ε row never is",
+                row.0
+            ));
+        }
         check_maximisers(row, &quantities[i], &closed_by_quantity[i], tally);
+        // Every maximiser listed is an evaluated pair, with its recorded value, that reaches
+        // the row's lower end.
+        for (k, dir, value) in &row.2.listed {
+            let recorded = records.iter().find(|r| r.k == *k).and_then(|r| {
+                let slot = if dir == "qp" { 0 } else { 1 };
+                r.values[i].as_ref().map(|both| both[slot].clone())
+            });
+            match recorded {
+                Some(v) if value.as_ref() == Some(&v) && v.hi() >= row.1.lo() => {}
+                _ => tally.problem(format!(
+                    "{}: argmax k = {k} ({dir}) is not an evaluated pair reaching the maximum with its recorded value",
+                    row.0
+                )),
+            }
+        }
     }
     for (i, k, dir, exactly_zero) in reaching {
         let (field, _, says) = &rows[i];
@@ -973,8 +999,8 @@ fn check_top_level_row(prefix: &str, report: &Value, tally: &mut Tally) {
 pub struct Maximisers {
     /// The row's `resolved` flag (δ and Rényi rows; an ε row is always resolved).
     pub resolved: bool,
-    /// `argmax_k`: the evaluated pairs (k, direction) that can reach the maximum.
-    pub listed: Vec<(u64, String)>,
+    /// `argmax_k`: the evaluated pairs (k, direction, value) that can reach the maximum.
+    pub listed: Vec<(u64, String, Option<Enclosure>)>,
     /// `argmax_k_ranges`: inclusive ranges `[a, b]` of k tied at exactly 0.
     pub ranges: Vec<(u64, u64)>,
 }
@@ -983,7 +1009,7 @@ impl Maximisers {
     /// Whether the row names (k, direction) among its maximisers; an evaluated value of exactly
     /// 0 may be named by a range of ties instead (`profile::tidy_ties`).
     fn names(&self, k: u64, dir: &str, exactly_zero: bool) -> bool {
-        self.listed.iter().any(|(j, d)| *j == k && d == dir)
+        self.listed.iter().any(|(j, d, _)| *j == k && d == dir)
             || (exactly_zero && self.ranges.iter().any(|&(a, b)| (a..=b).contains(&k)))
     }
 }
@@ -1012,7 +1038,7 @@ fn profile_rows(prefix: &str, report: &Value, quantities: &[Quantity]) -> Result
             .ok_or_else(|| Error::argument(format!("report.{field}.argmax_k"), "missing"))?
             .iter()
             .map(|e| match (e["k"].as_u64(), e["direction"].as_str()) {
-                (Some(k), Some(d)) => Ok((k, d.to_string())),
+                (Some(k), Some(d)) => Ok((k, d.to_string(), enclosure_at(&e["value"], field).ok())),
                 _ => Err(Error::argument(
                     format!("report.{field}.argmax_k"),
                     format!("unreadable: {e}"),
@@ -1021,6 +1047,12 @@ fn profile_rows(prefix: &str, report: &Value, quantities: &[Quantity]) -> Result
             .collect::<Result<Vec<_>>>()?;
         let ranges = match &v["argmax_k_ranges"] {
             Value::Null if !is_epsilon => Vec::new(),
+            _ if !is_epsilon => {
+                return Err(Error::argument(
+                    format!("report.{field}.argmax_k_ranges"),
+                    "a δ or Rényi row lists no ranges",
+                ));
+            }
             Value::Array(list) => list
                 .iter()
                 .map(|r| {
