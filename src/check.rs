@@ -91,6 +91,21 @@ pub struct Comparison {
     pub scope_note: Option<&'static str>,
 }
 
+impl Comparison {
+    /// The same prediction against another certified enclosure: errors and verdict follow it.
+    pub fn against(self, certified: Enclosure) -> Comparison {
+        let exact = certified.mid_f64();
+        let abs_error = self.predicted.value() - exact;
+        Comparison {
+            verdict: Verdict::of(&self.predicted.formula, &certified),
+            certified,
+            abs_error,
+            rel_error: abs_error / exact,
+            ..self
+        }
+    }
+}
+
 /// A curve point resolved at one n.
 #[derive(Clone, Debug)]
 pub struct ResolvedPoint {
@@ -149,6 +164,21 @@ pub struct OrderFit {
     pub observed_exponent: Option<f64>,
     pub claimed: &'static str,
     pub claimed_exponent: Option<f64>,
+}
+
+impl OrderFit {
+    /// As `check --json` prints it under `sweep`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "prediction": self.prediction,
+            "quantity": self.quantity,
+            "point": self.point,
+            "errors": self.errors.iter().map(|(n, e)| serde_json::json!({ "n": n, "abs_error": e })).collect::<Vec<_>>(),
+            "observed_order": self.observed_exponent,
+            "claimed_order": self.claimed,
+            "claimed_exponent": self.claimed_exponent,
+        })
+    }
 }
 
 /// The whole check.
@@ -334,22 +364,21 @@ fn compare(
     predicted: Prediction,
     certified: &Enclosure,
 ) -> Comparison {
-    let exact = certified.mid_f64();
-    let abs_error = predicted.value() - exact;
     Comparison {
         prediction: claim.prediction,
         source: claim.source,
         quantity,
         point,
-        verdict: Verdict::of(&predicted.formula, certified),
+        verdict: Verdict::Inside,
         predicted,
         certified: certified.clone(),
-        abs_error,
-        rel_error: abs_error / exact,
+        abs_error: 0.0,
+        rel_error: 0.0,
         claimed: claim.order,
         claimed_exponent: claim.exponent,
         scope_note: None,
     }
+    .against(certified.clone())
 }
 
 /// Marks a Gaussian-tangent comparison at a boundary composition, where Part I states its
@@ -603,6 +632,54 @@ fn slope(errors: &[(u64, f64)]) -> Option<f64> {
     (den > 0.0).then(|| num / den)
 }
 
+/// The k of a sweep's size `m`: `k·m/n` rounded to nearest (halves up), below `m`, so that
+/// k/n stays fixed as far as whole users allow.
+pub fn sweep_k(n: u64, k: u64, m: u64) -> u64 {
+    (Rational::from((k * m, n)) + Rational::from((1, 2)))
+        .floor()
+        .numer()
+        .to_u64()
+        .unwrap_or(0)
+        .min(m - 1)
+}
+
+/// The order fits of a sweep: for every comparison of the base n (but the Chernoff bound's,
+/// which claims no order), its errors at every n where the same comparison is made, and the
+/// slope of their logarithms.  `all` holds each n's comparisons; an n given twice counts once.
+pub fn order_fits(base: &[Comparison], mut all: Vec<(u64, &[Comparison])>) -> Vec<OrderFit> {
+    all.sort_by_key(|a| a.0);
+    all.dedup_by_key(|a| a.0);
+    base.iter()
+        .filter(|c| c.claimed != CHERNOFF.order)
+        .map(|c| {
+            // Matched by what is compared (the set of comparisons can differ between n, e.g.
+            // when k/n rounds to 0 and the canonical ones appear).
+            let errors: Vec<(u64, f64)> = all
+                .iter()
+                .filter_map(|(n, comparisons)| {
+                    comparisons
+                        .iter()
+                        .find(|d| {
+                            d.prediction == c.prediction
+                                && d.quantity == c.quantity
+                                && d.point == c.point
+                        })
+                        .map(|d| (*n, d.abs_error))
+                })
+                .collect();
+            OrderFit {
+                prediction: c.prediction,
+                quantity: c.quantity,
+                point: c.point,
+                observed_exponent: slope(&errors),
+                errors,
+                claimed: c.claimed,
+                claimed_exponent: c.claimed_exponent,
+            }
+        })
+        .collect()
+}
+
 /// Runs the whole check.
 pub fn check(query: &CheckQuery) -> Result<CheckReport> {
     let (n, k) = (query.pair.n, query.pair.k);
@@ -664,53 +741,15 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
             });
             continue;
         }
-        let km = (Rational::from((k * m, n)) + Rational::from((1, 2)))
-            .floor()
-            .numer()
-            .to_u64()
-            .unwrap_or(0)
-            .min(m - 1);
-        sweep.push(check_at(query, m, km, &ts, None)?);
+        sweep.push(check_at(query, m, sweep_k(n, k, m), &ts, None)?);
     }
     let fits = if sweep.is_empty() {
         Vec::new()
     } else {
-        let mut all: Vec<&CheckAt> = sweep.iter().collect();
-        if !query.sweep.contains(&n) {
-            all.push(&base);
-        }
-        all.sort_by_key(|a| a.n);
-        all.dedup_by_key(|a| a.n);
-        base.comparisons
-            .iter()
-            .filter(|c| c.claimed != CHERNOFF.order)
-            .map(|c| {
-                // Matched by what is compared (the set of comparisons can differ between n, e.g.
-                // when k/n rounds to 0 and the canonical ones appear).
-                let errors: Vec<(u64, f64)> = all
-                    .iter()
-                    .filter_map(|a| {
-                        a.comparisons
-                            .iter()
-                            .find(|d| {
-                                d.prediction == c.prediction
-                                    && d.quantity == c.quantity
-                                    && d.point == c.point
-                            })
-                            .map(|d| (a.n, d.abs_error))
-                    })
-                    .collect();
-                OrderFit {
-                    prediction: c.prediction,
-                    quantity: c.quantity,
-                    point: c.point,
-                    observed_exponent: slope(&errors),
-                    errors,
-                    claimed: c.claimed,
-                    claimed_exponent: c.claimed_exponent,
-                }
-            })
-            .collect()
+        let mut all: Vec<(u64, &[Comparison])> =
+            sweep.iter().map(|a| (a.n, &a.comparisons[..])).collect();
+        all.push((base.n, &base.comparisons));
+        order_fits(&base.comparisons, all)
     };
     Ok(CheckReport { base, sweep, fits })
 }

@@ -156,6 +156,29 @@ fn larger<S: Scalar>(a: Candidate<S>, b: Candidate<S>) -> Candidate<S> {
     }
 }
 
+/// `χ_up` and `χ_lo` of `r` as the question's backend gives them: exact rationals, or MPFR
+/// enclosures with `--backend mpfr` (entries in an irrational `e^eps0` are enclosed in 256-bit
+/// MPFR intervals whatever the backend).
+pub fn shuffle_index_for(
+    r: &Randomizer,
+    backend: crate::query::Backend,
+) -> Result<(IndexValue, IndexValue)> {
+    use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+    use crate::query::Backend;
+    let rational = r
+        .rows
+        .iter()
+        .flatten()
+        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)));
+    match backend {
+        Backend::Interval | Backend::Exact if !rational => {
+            shuffle_index::<MpfrInterval>(r, &MpfrCtx { precision: 256 })
+        }
+        Backend::Mpfr { precision } => shuffle_index::<MpfrInterval>(r, &MpfrCtx { precision }),
+        _ => shuffle_index::<rug::Rational>(r, &Default::default()),
+    }
+}
+
 /// `χ_up` and `χ_lo` of `r` in backend `S` (module doc).
 pub fn shuffle_index<S: Scalar>(r: &Randomizer, ctx: &S::Ctx) -> Result<(IndexValue, IndexValue)> {
     let rows = r.values::<S>(ctx)?;

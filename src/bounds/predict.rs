@@ -16,7 +16,7 @@
 //! What is inferred from the excerpt is listed in proofs-notes/shuffle-index.md.
 
 use super::index::IndexValue;
-use super::range::{BoundsQuery, RangeRow, Target, bounds};
+use super::range::{BoundsQuery, RangeProof, RangeRow, Target, bounds_with_proof, check_time};
 use crate::arith::mpfr::MpfrInterval;
 use crate::arith::special::normal_pdf;
 use crate::arith::{Scalar, Transcendental};
@@ -138,34 +138,113 @@ pub struct IndexComparison {
     pub verdict: Verdict,
 }
 
-/// The check: the certified range at each ε and at `δ = 1/n`, and every prediction against
-/// the end it predicts.
+/// The check: the certified range at each ε and at `δ = 1/n`, every sum behind each, and
+/// every prediction against the end it predicts.
 #[derive(Clone, Debug)]
 pub struct IndexCheck {
     pub delta_rows: Vec<RangeRow>,
+    pub delta_proof: RangeProof,
     pub epsilon_row: RangeRow,
+    pub epsilon_proof: RangeProof,
     /// `1/n`.
     pub delta: Rational,
     pub comparisons: Vec<IndexComparison>,
 }
 
-fn compare(
-    prediction: &'static str,
-    source: &'static str,
-    end: &'static str,
-    at: String,
-    predicted: Prediction,
-    certified: &Enclosure,
-) -> IndexComparison {
+/// Which certified row a prediction is held against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredictedRow {
+    /// δ at the i-th ε.
+    Delta(usize),
+    /// ε at `δ = 1/n`.
+    Epsilon,
+}
+
+/// One prediction of the shuffle-index check, before it meets a certified value.
+#[derive(Clone, Debug)]
+pub struct IndexPrediction {
+    pub prediction: &'static str,
+    pub source: &'static str,
+    /// `upper` (χ_up, against the blanket end) or `lower` (χ_lo, against the concrete pair).
+    pub end: &'static str,
+    pub at: String,
+    pub row: PredictedRow,
+    pub predicted: Prediction,
+}
+
+/// The `δ` at which the check compares ε: `1/n` (`n ≥ 2`).
+pub fn check_delta(n: u64) -> Rational {
+    Rational::from((1, n.max(2)))
+}
+
+/// Every prediction the check makes at `eps` and `δ = 1/n` from the shuffle index `(χ_up,
+/// χ_lo)`.  They depend on nothing certified, so `verify` makes them again.
+pub fn index_predictions(
+    eps: &[Rational],
+    n: u64,
+    (up, lo): &(IndexValue, IndexValue),
+) -> Vec<IndexPrediction> {
+    let delta = check_delta(n);
+    let leading = "Takagi–Liew Lemma 3.2 / Cor. 3.3 (leading term)";
+    let mut out = Vec::new();
+    for (index, end, upper) in [(up, "upper", true), (lo, "lower", false)] {
+        let Some(chi) = chi_interval(index) else {
+            continue;
+        };
+        let pick = |a: &'static str, b: &'static str| if upper { a } else { b };
+        for (i, e) in eps.iter().enumerate() {
+            if *e <= 0 {
+                continue;
+            }
+            out.push(IndexPrediction {
+                prediction: pick(
+                    "φ(χ(t−1)√n)/(χ³(t−1)²n^{3/2}), χ_up",
+                    "φ(χ(t−1)√n)/(χ³(t−1)²n^{3/2}), χ_lo",
+                ),
+                source: leading,
+                end,
+                at: format!("δ at ε = {}", crate::enclosure::exact_string(e)),
+                row: PredictedRow::Delta(i),
+                predicted: predicted_delta(&chi, e, n),
+            });
+        }
+        let at = format!("ε at δ = {}", crate::enclosure::exact_string(&delta));
+        if let Some(p) = predicted_epsilon(&chi, &delta, n) {
+            out.push(IndexPrediction {
+                prediction: pick(
+                    "leading term solved for ε, χ_up",
+                    "leading term solved for ε, χ_lo",
+                ),
+                source: "Takagi–Liew Thm 3.4 (inverting the leading term)",
+                end,
+                at: at.clone(),
+                row: PredictedRow::Epsilon,
+                predicted: p,
+            });
+        }
+        out.push(IndexPrediction {
+            prediction: pick("(1/χ)√(ln n/n), χ_up", "(1/χ)√(ln n/n), χ_lo"),
+            source: "Takagi–Liew Thm 3.4 (expansion)",
+            end,
+            at,
+            row: PredictedRow::Epsilon,
+            predicted: predicted_epsilon_expansion(&chi, n),
+        });
+    }
+    out
+}
+
+/// A prediction against a certified value.
+pub fn compare(p: IndexPrediction, certified: &Enclosure) -> IndexComparison {
     let c = certified.mid_f64();
     IndexComparison {
-        prediction,
-        source,
-        end,
-        at,
-        rel_error: (predicted.value() - c) / c,
-        verdict: Verdict::of(&predicted.formula, certified),
-        predicted,
+        prediction: p.prediction,
+        source: p.source,
+        end: p.end,
+        at: p.at,
+        rel_error: (p.predicted.value() - c) / c,
+        verdict: Verdict::of(&p.predicted.formula, certified),
+        predicted: p.predicted,
         certified: certified.clone(),
     }
 }
@@ -175,79 +254,42 @@ fn compare(
 pub fn index_check(
     q: &BoundsQuery,
     eps: &[Rational],
-    (up, lo): &(IndexValue, IndexValue),
+    index: &(IndexValue, IndexValue),
 ) -> Result<IndexCheck> {
-    let delta = Rational::from((1, q.n.max(2)));
-    let delta_rows = bounds(&BoundsQuery {
+    let delta = check_delta(q.n);
+    let delta_query = BoundsQuery {
         target: Target::Delta(eps.iter().cloned().map(Threshold::Eps).collect()),
         ..q.clone()
-    })?;
-    let epsilon_row = bounds(&BoundsQuery {
+    };
+    let epsilon_query = BoundsQuery {
         target: Target::Epsilon(delta.clone()),
         ..q.clone()
-    })?
-    .remove(0);
-    let mut comparisons = Vec::new();
-    let leading = "Takagi–Liew Lemma 3.2 / Cor. 3.3 (leading term)";
-    for (index, end, name) in [(up, "upper", "χ_up"), (lo, "lower", "χ_lo")] {
-        let Some(chi) = chi_interval(index) else {
-            continue;
-        };
-        let certified = |row: &RangeRow| {
-            if end == "upper" {
+    };
+    check_time(&delta_query)?;
+    check_time(&epsilon_query)?;
+    let (delta_rows, delta_proof) = bounds_with_proof(&delta_query)?;
+    let (mut epsilon_rows, epsilon_proof) = bounds_with_proof(&epsilon_query)?;
+    let epsilon_row = epsilon_rows.remove(0);
+    let comparisons = index_predictions(eps, q.n, index)
+        .into_iter()
+        .map(|p| {
+            let row = match p.row {
+                PredictedRow::Delta(i) => &delta_rows[i],
+                PredictedRow::Epsilon => &epsilon_row,
+            };
+            let certified = if p.end == "upper" {
                 row.upper.value.clone()
             } else {
                 row.lower.value.clone()
-            }
-        };
-        for (e, row) in eps.iter().zip(&delta_rows) {
-            if *e <= 0 {
-                continue;
-            }
-            comparisons.push(compare(
-                if name == "χ_up" {
-                    "φ(χ(t−1)√n)/(χ³(t−1)²n^{3/2}), χ_up"
-                } else {
-                    "φ(χ(t−1)√n)/(χ³(t−1)²n^{3/2}), χ_lo"
-                },
-                leading,
-                end,
-                format!("δ at ε = {}", crate::enclosure::exact_string(e)),
-                predicted_delta(&chi, e, q.n),
-                &certified(row),
-            ));
-        }
-        let at = format!("ε at δ = {}", crate::enclosure::exact_string(&delta));
-        if let Some(p) = predicted_epsilon(&chi, &delta, q.n) {
-            comparisons.push(compare(
-                if name == "χ_up" {
-                    "leading term solved for ε, χ_up"
-                } else {
-                    "leading term solved for ε, χ_lo"
-                },
-                "Takagi–Liew Thm 3.4 (inverting the leading term)",
-                end,
-                at.clone(),
-                p,
-                &certified(&epsilon_row),
-            ));
-        }
-        comparisons.push(compare(
-            if name == "χ_up" {
-                "(1/χ)√(ln n/n), χ_up"
-            } else {
-                "(1/χ)√(ln n/n), χ_lo"
-            },
-            "Takagi–Liew Thm 3.4 (expansion)",
-            end,
-            at,
-            predicted_epsilon_expansion(&chi, q.n),
-            &certified(&epsilon_row),
-        ));
-    }
+            };
+            compare(p, &certified)
+        })
+        .collect();
     Ok(IndexCheck {
         delta_rows,
+        delta_proof,
         epsilon_row,
+        epsilon_proof,
         delta,
         comparisons,
     })

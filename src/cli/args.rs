@@ -76,7 +76,7 @@ pub enum Command {
     /// Hold every asymptotic prediction of Part I against the certified value it approximates.
     #[command(
         override_usage = "shufflecert check -m SPEC --n N --k K (--t T[,T…] | --eps E[,E…]) [OPTIONS]\n       shufflecert check -m SPEC --n N --eps E[,E…] [OPTIONS]   (no --k: the shuffle index against `bounds`)",
-        mut_arg("certificate", |a| a.help("Also write a certificate (schema v2) of the certified values behind every comparison; `shufflecert verify` re-derives them and every verdict (with --k, without --n-sweep)")),
+        mut_arg("certificate", |a| a.help("Also write a certificate (schema v2) of the certified values behind every comparison; `shufflecert verify` re-derives them and every verdict (with --n-sweep, every n; without --k, the ranges of `bounds`)")),
         mut_arg("experiment", |a| a.hide(true)),
         mut_arg("background", |a| a.hide(true)),
         mut_arg("switch", |a| a.hide(true))

@@ -409,12 +409,7 @@ pub fn bounds_parts<'a>(
         schema: Schema::V2,
         command: "bounds",
         mechanism: Subject::Randomizer(r),
-        settings: settings(
-            query.backend,
-            Default::default(),
-            &query.options,
-            query.escalate_above,
-        ),
+        settings: bounds_settings(query),
         claims: None,
         report: with_exact_endpoints(|| super::output::bounds_json(report)),
         method,
@@ -453,6 +448,84 @@ fn range_proof_json(
     })
 }
 
+/// One certified range as a certificate records it: its `n`, quantity (and δ), its rows
+/// (`results`, as `bounds --json` prints them) and every sum behind them.
+fn range_json(
+    r: &crate::mechanism::randomizer::Randomizer,
+    n: u64,
+    target: &crate::bounds::range::Target,
+    rows: &[crate::bounds::range::RangeRow],
+    proof: &crate::bounds::range::RangeProof,
+) -> Value {
+    use crate::bounds::range::Target;
+    with_exact_endpoints(|| {
+        let mut v = range_proof_json(r, proof);
+        v["n"] = json!(n);
+        match target {
+            Target::Delta(_) => v["quantity"] = json!("delta_M(eps)"),
+            Target::Epsilon(d) => {
+                v["quantity"] = json!("eps_M(delta)");
+                v["delta"] = json!(crate::enclosure::exact_string(d));
+            }
+        }
+        v["results"] = super::output::rows_json(r, rows);
+        v
+    })
+}
+
+/// The parts of a shuffle-index check's certificate (`check` without `--k`): the certified
+/// range at every ε and at δ = 1/n, each as a range audit records it, with every sum behind
+/// it; the report holds the shuffle index and each (uncertified) prediction against the end it
+/// predicts.
+pub fn index_check_parts<'a>(
+    query: &'a crate::bounds::range::BoundsQuery,
+    eps: &[rug::Rational],
+    check: &crate::bounds::predict::IndexCheck,
+    report: Value,
+) -> Parts<'a> {
+    use crate::bounds::range::Target;
+    use crate::query::Threshold;
+    let r = &query.randomizer;
+    let ranges = vec![
+        range_json(
+            r,
+            query.n,
+            &Target::Delta(eps.iter().cloned().map(Threshold::Eps).collect()),
+            &check.delta_rows,
+            &check.delta_proof,
+        ),
+        range_json(
+            r,
+            query.n,
+            &Target::Epsilon(check.delta.clone()),
+            std::slice::from_ref(&check.epsilon_row),
+            &check.epsilon_proof,
+        ),
+    ];
+    Parts {
+        schema: Schema::V2,
+        command: "check",
+        mechanism: Subject::Randomizer(r),
+        settings: bounds_settings(query),
+        claims: None,
+        report,
+        method: json!({
+            "route": "the certified range of delta_M at every eps and of eps_M at delta = 1/n, as `bounds` computes them (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair of every summed triple); each prediction of the shuffle index held against the end it predicts",
+            "ranges": ranges,
+        }),
+        proofs_notes: vec![
+            "README.md",
+            "arithmetic.md",
+            "mechanisms.md",
+            "privacy-curves.md",
+            "blanket-bounds.md",
+            "shuffle-index.md",
+            "epsilon-for-delta.md",
+            "check-index.md",
+        ],
+    }
+}
+
 /// The parts of a range audit's certificate (a randomizer with more than two inputs): the claims
 /// as given and as read, and every range the verdicts were judged on, each as a `bounds`
 /// certificate holds it (its rows, every pair's blanket sum and every triple's concrete pair).
@@ -479,25 +552,17 @@ pub fn range_audit_parts<'a>(
         "background-pairs.md",
         "certificates.md",
     ];
+    if audit
+        .ranges
+        .iter()
+        .any(|range| matches!(range.target, Target::Epsilon(_)))
+    {
+        notes.push("epsilon-for-delta.md");
+    }
     let ranges: Vec<Value> = audit
         .ranges
         .iter()
-        .map(|range| {
-            with_exact_endpoints(|| {
-                let mut v = range_proof_json(r, &range.proof);
-                v["n"] = json!(range.n);
-                match &range.target {
-                    Target::Delta(_) => v["quantity"] = json!("delta_M(eps)"),
-                    Target::Epsilon(d) => {
-                        notes.push("epsilon-for-delta.md");
-                        v["quantity"] = json!("eps_M(delta)");
-                        v["delta"] = json!(crate::enclosure::exact_string(d));
-                    }
-                }
-                v["results"] = super::output::rows_json(r, &range.rows);
-                v
-            })
-        })
+        .map(|range| range_json(r, range.n, &range.target, &range.rows, &range.proof))
         .collect();
     Parts {
         schema: Schema::V2,
@@ -517,6 +582,16 @@ pub fn range_audit_parts<'a>(
         }),
         proofs_notes: notes,
     }
+}
+
+/// The settings a `bounds` range is computed with (exact rationals are not bracketed there).
+fn bounds_settings(query: &crate::bounds::range::BoundsQuery) -> Settings {
+    settings(
+        query.backend,
+        Default::default(),
+        &query.options,
+        query.escalate_above,
+    )
 }
 
 /// The parts of a `limit` certificate: the sequence as given (and its file's text), the
@@ -630,16 +705,17 @@ pub fn berry_esseen_parts(
     }
 }
 
-/// The parts of a `check` certificate: the pair's certified values behind every comparison
-/// (δ at both ends of each point's ε bracket, and the divergences), from which `verify`
-/// re-derives the comparisons' certified enclosures and verdicts.
+/// The parts of a `check` certificate: at the base n (and at every other n of a sweep) the
+/// rational bracket of each point's ε, δ in both directions at both ends, and the divergences
+/// (`proofs-notes/check-points.md`).
 pub fn check_parts<'a>(
     query: &'a crate::check::CheckQuery,
-    at: &crate::check::CheckAt,
-    report: Value,
+    report: &crate::check::CheckReport,
+    report_json: Value,
 ) -> Parts<'a> {
     let pair = &query.pair;
     let settings = pair.settings();
+    let at = &report.base;
     let mut notes = base_notes(
         at.engine,
         &at.arithmetic,
@@ -651,10 +727,54 @@ pub fn check_parts<'a>(
         "divergences.md",
         "asymptotic-and-checker.md",
     ]);
+    let mut method = check_evidence_json(query, at);
+    method["route"] = json!(
+        "the pair (T_{n,k}, T_{n,k+1}) by the pair engine (Part I Lemma 4.2); at each point, delta at both ends of a rational bracket of its eps (delta is non-increasing in eps); the divergences of the same pair"
+    );
+    if !query.sweep.is_empty() {
+        method["sweep_route"] = json!(
+            "at every other n of the sweep, the same (k scaled to keep k/n); the order fits are uncertified doubles made from the certified values"
+        );
+        let mut seen = vec![at.n];
+        let sweep: Vec<Value> = report
+            .sweep
+            .iter()
+            .filter(|s| {
+                let new = !seen.contains(&s.n);
+                seen.push(s.n);
+                new
+            })
+            .map(|s| {
+                let mut v = check_evidence_json(query, s);
+                if let (Value::Object(v), Value::Object(at)) = (
+                    &mut v,
+                    with_exact_endpoints(|| super::output::check_at_json(s)),
+                ) {
+                    v.extend(at);
+                }
+                v
+            })
+            .collect();
+        method["n_sweep"] = json!(query.sweep);
+        method["sweep"] = json!(sweep);
+    }
+    Parts {
+        schema: Schema::V2,
+        command: "check",
+        mechanism: pair.subject(),
+        settings,
+        claims: None,
+        report: report_json,
+        method,
+        proofs_notes: notes,
+    }
+}
+
+/// The certified values behind a check's comparisons at one n (exact endpoints).
+fn check_evidence_json(query: &crate::check::CheckQuery, at: &crate::check::CheckAt) -> Value {
     let e = &at.evidence;
-    let method = with_exact_endpoints(|| {
+    with_exact_endpoints(|| {
         json!({
-            "route": "the pair (T_{n,k}, T_{n,k+1}) by the pair engine (Part I Lemma 4.2); at each point, delta at both ends of a rational bracket of its eps (delta is non-increasing in eps); the divergences of the same pair",
             "arithmetic": at.arithmetic,
             "points": query.points.iter().zip(&e.brackets).map(|(p, (lo, hi))| {
                 let (given, value) = match p {
@@ -676,15 +796,5 @@ pub fn check_parts<'a>(
             }).collect::<Vec<_>>(),
             "divergences": e.divergences.iter().map(|(name, v)| (name.to_string(), v.to_json())).collect::<serde_json::Map<_, _>>(),
         })
-    });
-    Parts {
-        schema: Schema::V2,
-        command: "check",
-        mechanism: pair.subject(),
-        settings,
-        claims: None,
-        report,
-        method,
-        proofs_notes: notes,
-    }
+    })
 }

@@ -321,7 +321,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         Command::Bounds(a) => {
             let query = validate::bounds_query(a)?;
             crate::bounds::range::check_time(&query)?;
-            let index = shuffle_index(&query)?;
+            let index = crate::bounds::index::shuffle_index_for(&query.randomizer, query.backend)?;
             let (rows, proof) = crate::bounds::range::bounds_with_proof(&query)?;
             let profile = if query.randomizer.input_count() == 2 {
                 let quantities = match &query.target {
@@ -675,15 +675,19 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             validate::plot_path(a.plot.as_ref())?;
             let query = match validate::check_source(a)? {
                 validate::Checked::Pair(query) => query,
-                validate::Checked::Index { .. } if a.pair.common.certificate.is_some() => {
-                    return Err(Error::argument(
-                        "--certificate",
-                        "check without --k is not certified by this version; certify its range with `bounds --certificate`",
-                    ));
-                }
                 validate::Checked::Index { query, eps } => {
-                    let index = shuffle_index(&query)?;
+                    let index =
+                        crate::bounds::index::shuffle_index_for(&query.randomizer, query.backend)?;
                     let report = crate::bounds::predict::index_check(&query, &eps, &index)?;
+                    if let Some(path) = &a.pair.common.certificate {
+                        let exact = with_exact_endpoints(|| {
+                            output::index_check_json(&query, &index, &report)
+                        });
+                        certify::write(
+                            path,
+                            certify::index_check_parts(&query, &eps, &report, exact),
+                        )?;
+                    }
                     let stdout = render(
                         a.pair.common.json,
                         || output::index_check_json(&query, &index, &report),
@@ -700,17 +704,11 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     return Ok(Outcome { stdout, failure });
                 }
             };
-            if a.pair.common.certificate.is_some() && !query.sweep.is_empty() {
-                return Err(Error::argument(
-                    "--certificate",
-                    "--n-sweep fits orders to uncertified errors; certify each n with its own `check --certificate`",
-                ));
-            }
             let report = crate::check::check(&query)?;
             if let Some(path) = &a.pair.common.certificate {
                 let exact =
                     crate::enclosure::with_exact_endpoints(|| output::check_json(&query, &report));
-                certify::write(path, certify::check_parts(&query, &report.base, exact))?;
+                certify::write(path, certify::check_parts(&query, &report, exact))?;
             }
             let plot_result = match (&a.plot, &report.base.samples) {
                 (Some(path), Some(samples)) => Some(
@@ -754,41 +752,6 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 failure: plot_failure.or(gate),
             })
         }
-    }
-}
-
-/// `χ_up` and `χ_lo` of a bounds question's randomizer: exact rationals, or MPFR enclosures
-/// with `--backend mpfr`.
-fn shuffle_index(
-    query: &crate::bounds::range::BoundsQuery,
-) -> Result<(
-    crate::bounds::index::IndexValue,
-    crate::bounds::index::IndexValue,
-)> {
-    let rational = query
-        .randomizer
-        .rows
-        .iter()
-        .flatten()
-        .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)));
-    match query.backend {
-        // Entries in an irrational e^eps0 are enclosed in 256-bit MPFR intervals.
-        crate::query::Backend::Interval | crate::query::Backend::Exact if !rational => {
-            crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
-                &query.randomizer,
-                &crate::arith::mpfr::MpfrCtx { precision: 256 },
-            )
-        }
-        crate::query::Backend::Mpfr { precision } => {
-            crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(
-                &query.randomizer,
-                &crate::arith::mpfr::MpfrCtx { precision },
-            )
-        }
-        _ => crate::bounds::index::shuffle_index::<rug::Rational>(
-            &query.randomizer,
-            &Default::default(),
-        ),
     }
 }
 

@@ -683,7 +683,6 @@ pub fn check_source(args: &CheckArgs) -> Result<Checked> {
         (args.t.is_some(), "--t"),
         (args.n_sweep.is_some(), "--n-sweep"),
         (args.plot.is_some(), "--plot"),
-        (p.common.certificate.is_some(), "--certificate"),
     ] {
         if given {
             return Err(Error::argument(

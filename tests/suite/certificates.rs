@@ -464,15 +464,18 @@ fn bad_input_writes_no_certificate() {
     assert_eq!(run.status, 2);
     assert!(run.stdout.is_empty());
     assert!(!std::path::Path::new(&file).exists());
-    // What a check certificate cannot hold is refused, and nothing is written.
-    for extra in [
-        &["--k", "0", "--t", "1", "--n-sweep", "20"][..],
-        &["--eps", "0.5"][..],
+    // A check (with a sweep, or of the shuffle index) given bad input writes nothing.
+    for (extra, field) in [
+        (
+            &["--k", "0", "--t", "1", "--n-sweep", "20,0"][..],
+            "--n-sweep",
+        ),
+        (&["--eps", "0.5,-1"][..], "--eps"),
     ] {
         let mut args = vec!["check", "-m", "binary-rr:eps0=1", "--n", "10"];
         args.extend(extra);
         args.extend(["--certificate", &file]);
-        assert_fails(&args, "--certificate");
+        assert_fails(&args, field);
         assert!(!std::path::Path::new(&file).exists());
     }
 }

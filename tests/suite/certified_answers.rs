@@ -1526,3 +1526,193 @@ fn check_certificates_verify_and_reject_tampering() {
     ];
     reject_all(&cert, "check", cases);
 }
+
+#[test]
+fn check_sweep_certificates_verify_every_n_and_the_fits() {
+    let args = [
+        "check",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "100",
+        "--k",
+        "10",
+        "--t",
+        "1,2",
+        "--n-sweep",
+        "200,400,100,200",
+    ];
+    let (file, cert) = verified(&args, "check-sweep.json");
+    // The other sizes once each, in the order given, k scaled to keep k/n.
+    let sizes: Vec<(u64, u64)> = cert["method"]["sweep"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["n"].as_u64().unwrap(), e["k"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(sizes, [(200, 20), (400, 40)]);
+    let (_, report) = verify(&file);
+    assert!(
+        report["routes"].to_string().contains("order fits"),
+        "{report}"
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "sweep-row",
+            Box::new(|c| {
+                set(
+                    &mut c["method"]["sweep"][1]["delta_rows"][2]["delta_pq"],
+                    "1/2",
+                    "3/4",
+                )
+            }),
+            "method.sweep.1.delta_rows.2.delta_pq",
+        ),
+        (
+            "sweep-divergence",
+            Box::new(|c| {
+                set(
+                    &mut c["method"]["sweep"][0]["divergences"]["kl_qp"],
+                    "1/2",
+                    "3/4",
+                )
+            }),
+            "method.sweep.0.divergences.kl_qp",
+        ),
+        (
+            "sweep-k",
+            Box::new(|c| {
+                c["method"]["sweep"][0]["k"] = json!(21);
+                c["method"]["sweep"][0]["pi"] = json!("21/200");
+            }),
+            "method.sweep.0.n",
+        ),
+        (
+            "sweep-verdict",
+            Box::new(|c| {
+                let v = &mut c["method"]["sweep"][1]["comparisons"][0]["verdict"];
+                *v = json!(if *v == "inside" {
+                    "optimistic"
+                } else {
+                    "inside"
+                });
+            }),
+            "method.sweep.1.comparisons.0.verdict",
+        ),
+        (
+            "sweep-dropped",
+            Box::new(|c| {
+                c["method"]["sweep"].as_array_mut().unwrap().pop();
+            }),
+            "method.sweep",
+        ),
+        (
+            "fit-order",
+            Box::new(|c| c["report"]["sweep"][0]["observed_order"] = json!(-0.5)),
+            "report.sweep",
+        ),
+        (
+            "fit-error",
+            Box::new(|c| c["report"]["sweep"][1]["errors"][0]["abs_error"] = json!(1e-9)),
+            "report.sweep",
+        ),
+    ];
+    reject_all(&cert, "check-sweep", cases);
+}
+
+#[test]
+fn shuffle_index_check_certificates_verify_and_reject_tampering() {
+    let args = ["check", "-m", THREE, "--n", "60", "--eps", "0.5,1"];
+    let (file, cert) = verified(&args, "check-index.json");
+    assert_eq!(cert["schema"], "shufflecert/certificate/v2");
+    let (_, report) = verify(&file);
+    let routes = report["routes"].to_string();
+    assert!(routes.contains("predictions made again"), "{routes}");
+    assert!(routes.contains("exact"), "{routes}");
+    let cases: Vec<Case> = vec![
+        (
+            "upper-pair",
+            Box::new(|c| {
+                set(
+                    &mut c["method"]["ranges"][0]["upper_pairs"][0]["values"][0][0],
+                    "1/2",
+                    "3/4",
+                )
+            }),
+            "method.ranges.0.upper_pairs.0",
+        ),
+        (
+            "report-range",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["delta_ranges"][1]["range"]["upper"]["value"],
+                    "0",
+                    "1",
+                )
+            }),
+            "report.delta_ranges.1",
+        ),
+        (
+            "epsilon-range",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["epsilon_range"]["range"]["lower"]["value"],
+                    "0",
+                    "1",
+                )
+            }),
+            "report.epsilon_range",
+        ),
+        (
+            "index",
+            Box::new(|c| {
+                set(
+                    &mut c["report"]["shuffle_index"]["chi_up"]["chi2"],
+                    "2",
+                    "3",
+                )
+            }),
+            "shuffle_index.chi_up.chi2",
+        ),
+        (
+            "certified",
+            Box::new(|c| set(&mut c["report"]["predictions"][0]["certified"], "0", "1")),
+            "report.predictions.0.certified",
+        ),
+        (
+            "verdict",
+            Box::new(|c| {
+                let v = &mut c["report"]["predictions"][2]["verdict"];
+                *v = json!(if *v == "inside" {
+                    "optimistic"
+                } else {
+                    "inside"
+                });
+            }),
+            "report.predictions.2.verdict",
+        ),
+        (
+            "prediction",
+            Box::new(|c| set(&mut c["report"]["predictions"][1]["predicted"], "1", "1")),
+            "report.predictions.1",
+        ),
+        (
+            "label",
+            Box::new(|c| c["report"]["predictions"][0]["predicted_is_certified"] = json!(true)),
+            "report.predictions.0",
+        ),
+        (
+            "dropped",
+            Box::new(|c| {
+                c["report"]["predictions"].as_array_mut().unwrap().pop();
+            }),
+            "report.predictions",
+        ),
+        (
+            "delta-target",
+            Box::new(|c| c["method"]["ranges"][1]["delta"] = json!("1/100")),
+            "method.ranges.1",
+        ),
+    ];
+    reject_all(&cert, "check-index", cases);
+}

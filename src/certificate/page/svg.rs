@@ -75,8 +75,13 @@ impl Scale {
 
     /// Logarithmic when the positive values span more than two decades, else linear from 0.
     pub fn auto(values: &[f64]) -> Scale {
+        Scale::auto_within(values, 30.0)
+    }
+
+    /// As [`Scale::auto`], a logarithmic axis spanning at most `decades`.
+    pub fn auto_within(values: &[f64], decades: f64) -> Scale {
         let (lo, hi) = finite_range(values.iter().copied().filter(|v| *v > 0.0));
-        match Scale::log(values.iter().copied(), 30.0) {
+        match Scale::log(values.iter().copied(), decades) {
             Some(s) if hi / lo > 100.0 => s,
             _ => Scale::linear(values.iter().copied(), true),
         }

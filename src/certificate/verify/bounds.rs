@@ -953,7 +953,12 @@ fn check_bracket(
 
 /// The shuffle index recomputed in MPFR and, for rational rows, in exact rationals (whose
 /// enclosures the certificate's, computed exactly, must then contain).
-fn verify_index(report: &Value, r: &Randomizer, precision: u32, tally: &mut Tally) -> Result<()> {
+pub(super) fn verify_index(
+    report: &Value,
+    r: &Randomizer,
+    precision: u32,
+    tally: &mut Tally,
+) -> Result<()> {
     let mut routes = vec![(
         format!("mpfr-{precision}"),
         crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(

@@ -37,14 +37,14 @@ fn exact(v: &Value, field: &str) -> Result<Rational> {
         .ok_or_else(|| Error::argument(field, "not an exact number"))
 }
 
-fn points(method: &Value) -> Result<Vec<Point>> {
+fn points(method: &Value, mp: &str) -> Result<Vec<Point>> {
     method["points"]
         .as_array()
-        .ok_or_else(|| Error::argument("method.points", "missing"))?
+        .ok_or_else(|| Error::argument(format!("{mp}points"), "missing"))?
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let field = format!("method.points.{i}");
+            let field = format!("{mp}points.{i}");
             let value = exact(&p["value"], &format!("{field}.value"))?;
             let given = match p["given"].as_str() {
                 Some("t") => Given::T(value),
@@ -75,7 +75,19 @@ fn holds_sqrt(lo: &Rational, hi: &Rational, (x_lo, x_hi): (&Rational, &Rational)
     below && above
 }
 
-/// Verifies a `check` certificate of a binary-input pair.
+/// Where one n's check sits in a certificate: its report fields (n, k, pi, constants,
+/// comparisons) and its method fields (points, delta_rows, divergences, arithmetic), with the
+/// prefixes problems name them by.  The base n's are `report.` and `method.`; a sweep's other
+/// n each sit whole in `method.sweep.{i}.`.
+struct At<'a> {
+    report: &'a Value,
+    method: &'a Value,
+    rp: String,
+    mp: String,
+}
+
+/// Verifies a `check` certificate of a binary-input pair: the base n, every other n of a sweep
+/// (its k scaled as `check` scales it), and the order fits made again from the verified values.
 pub(super) fn verify_check(
     cert: &Value,
     mechanism: &Mechanism,
@@ -83,17 +95,104 @@ pub(super) fn verify_check(
     tally: &mut Tally,
 ) -> Result<()> {
     let (report, method) = (&cert["report"], &cert["method"]);
-    let n = users_at(&report["n"], "report.n")?;
-    let k = u64_at(&report["k"], "report.k")?;
-    if k >= n {
-        return Err(Error::argument("report.k", "must be below n"));
+    let base = At {
+        report,
+        method,
+        rp: "report.".into(),
+        mp: "method.".into(),
+    };
+    let (n, k, base_comparisons, optimistic) = verify_at(&base, mechanism, settings, tally)?;
+    if report["optimistic"] != optimistic {
+        tally.problem(format!(
+            "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
+            report["optimistic"]
+        ));
     }
-    if report["sweep"].as_array().is_some_and(|s| !s.is_empty()) {
-        tally.problem("report.sweep: a check certificate covers one n, with no sweep");
+    let n_sweep: Vec<u64> = match &method["n_sweep"] {
+        Value::Null => Vec::new(),
+        v => v
+            .as_array()
+            .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| Error::argument("method.n_sweep", "not a list of sizes"))?,
+    };
+    if n_sweep.contains(&0) {
+        return Err(Error::argument(
+            "method.n_sweep",
+            "every n must be at least 1",
+        ));
+    }
+    // The other sizes, each once, in the order given.
+    let mut others: Vec<u64> = Vec::new();
+    for &m in &n_sweep {
+        if m != n && !others.contains(&m) {
+            others.push(m);
+        }
+    }
+    let entries = method["sweep"].as_array().map_or(&[][..], Vec::as_slice);
+    if entries.len() != others.len() {
+        tally.problem(format!(
+            "method.sweep: {} sizes recorded, but --n-sweep {:?} has {} besides n = {n}",
+            entries.len(),
+            n_sweep,
+            others.len()
+        ));
+    }
+    let mut verified = Vec::with_capacity(entries.len());
+    for (i, (entry, &m)) in entries.iter().zip(&others).enumerate() {
+        let prefix = format!("method.sweep.{i}.");
+        let at = At {
+            report: entry,
+            method: entry,
+            rp: prefix.clone(),
+            mp: prefix.clone(),
+        };
+        let (em, ek, comparisons, _) = verify_at(&at, mechanism, settings, tally)?;
+        let want_k = crate::check::sweep_k(n, k, m);
+        if (em, ek) != (m, want_k) {
+            tally.problem(format!(
+                "{prefix}n: (n, k) = ({em}, {ek}), but the sweep's size {m} has k = {want_k} (k/n kept)"
+            ));
+        }
+        verified.push((em, comparisons));
+    }
+    // The fits, made again from the verified values (uncertified doubles, for reading).
+    let mut all: Vec<(u64, &[crate::check::Comparison])> =
+        verified.iter().map(|(m, c)| (*m, &c[..])).collect();
+    if !n_sweep.is_empty() {
+        all.push((n, &base_comparisons));
+    }
+    let fits = if n_sweep.is_empty() {
+        Vec::new()
+    } else {
+        crate::check::order_fits(&base_comparisons, all)
+    };
+    if !fits.is_empty() {
+        tally.route("order fits made again from the verified certified values and the predictions (uncertified)");
+    }
+    let want: Vec<Value> = fits.iter().map(crate::check::OrderFit::to_json).collect();
+    if report["sweep"].as_array().map_or(&[][..], Vec::as_slice) != want.as_slice() {
+        tally.problem("report.sweep: not the order fits the verified values give");
+    }
+    Ok(())
+}
+
+/// Verifies one n of a check; returns its (n, k), its comparisons as verified (the predictions
+/// made again, against the verified certified values) and its count of optimistic verdicts.
+fn verify_at(
+    at: &At<'_>,
+    mechanism: &Mechanism,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<(u64, u64, Vec<crate::check::Comparison>, usize)> {
+    let (report, method, rp, mp) = (at.report, at.method, &at.rp, &at.mp);
+    let n = users_at(&report["n"], &format!("{rp}n"))?;
+    let k = u64_at(&report["k"], &format!("{rp}k"))?;
+    if k >= n {
+        return Err(Error::argument(format!("{rp}k"), "must be below n"));
     }
     let pi = Rational::from((k, n));
     if report["pi"] != exact_string(&pi) {
-        tally.problem(format!("report.pi: not k/n = {}", exact_string(&pi)));
+        tally.problem(format!("{rp}pi: not k/n = {}", exact_string(&pi)));
     }
     // I_π exactly where the mechanism is rational, else its enclosure; μ_n² = I_π/n.
     let c = constants(mechanism, &pi)?;
@@ -109,21 +208,21 @@ pub(super) fn verify_check(
     tally.route(
         "I_pi at k/n (exact for a rational mechanism); eps = t mu_n held in each bracket exactly",
     );
-    let recorded = enclosure_at(&report["constants"]["i_pi"], "report.constants.i_pi")?;
+    let recorded = enclosure_at(&report["constants"]["i_pi"], &format!("{rp}constants.i_pi"))?;
     if !(recorded.lo() <= i_pi.lo() && recorded.hi() >= i_pi.hi()) {
         tally.problem(format!(
-            "report.constants.i_pi: {recorded} does not hold I_π = {i_pi}"
+            "{rp}constants.i_pi: {recorded} does not hold I_π = {i_pi}"
         ));
     }
     let mu2 = (Rational::from(&i_lo / n), Rational::from(&i_hi / n));
     match ends(&enclosure_at(
         &report["constants"]["mu_n"],
-        "report.constants.mu_n",
+        &format!("{rp}constants.mu_n"),
     )?) {
         Some((lo, hi)) if holds_sqrt(&lo, &hi, (&mu2.0, &mu2.1)) => {}
-        _ => tally.problem("report.constants.mu_n: does not hold √(I_π/n)"),
+        _ => tally.problem(format!("{rp}constants.mu_n: does not hold √(I_π/n)")),
     }
-    let points = points(method)?;
+    let points = points(method, mp)?;
     for (i, p) in points.iter().enumerate() {
         let (lo, hi) = &p.bracket;
         let held = match &p.given {
@@ -141,7 +240,7 @@ pub(super) fn verify_check(
         };
         if !held {
             tally.problem(format!(
-                "method.points.{i}.eps_bracket: [{}, {}] does not hold the point's ε",
+                "{mp}points.{i}.eps_bracket: [{}, {}] does not hold the point's ε",
                 exact_string(lo),
                 exact_string(hi)
             ));
@@ -150,10 +249,10 @@ pub(super) fn verify_check(
     // δ at both ends of every bracket, by the pair routes.
     let rows = method["delta_rows"]
         .as_array()
-        .ok_or_else(|| Error::argument("method.delta_rows", "missing"))?;
+        .ok_or_else(|| Error::argument(format!("{mp}delta_rows"), "missing"))?;
     if rows.len() != 2 * points.len() {
         return Err(Error::argument(
-            "method.delta_rows",
+            format!("{mp}delta_rows"),
             "not two rows (ε_lo, ε_hi) per point",
         ));
     }
@@ -165,14 +264,14 @@ pub(super) fn verify_check(
         } else {
             &p.bracket.1
         };
-        if exact(&row["eps"], &format!("method.delta_rows.{j}.eps"))? != *wanted {
+        if exact(&row["eps"], &format!("{mp}delta_rows.{j}.eps"))? != *wanted {
             tally.problem(format!(
-                "method.delta_rows.{j}.eps: not its point's bracket end"
+                "{mp}delta_rows.{j}.eps: not its point's bracket end"
             ));
         }
         let mut both = Vec::with_capacity(2);
         for key in ["delta_qp", "delta_pq"] {
-            let field = format!("method.delta_rows.{j}.{key}");
+            let field = format!("{mp}delta_rows.{j}.{key}");
             let e = enclosure_at(&row[key], &field)?;
             tally.certified(&field, e.clone(), true);
             both.push(e);
@@ -182,7 +281,7 @@ pub(super) fn verify_check(
     let subject = PairSubject::Binary { mechanism, n, k };
     let mut divergences = Vec::with_capacity(DIVERGENCES.len());
     for name in DIVERGENCES {
-        let field = format!("method.divergences.{name}");
+        let field = format!("{mp}divergences.{name}");
         let e = enclosure_at(&method["divergences"][name], &field)?;
         tally.certified(&field, e.clone(), true);
         divergences.push((name, e));
@@ -195,7 +294,7 @@ pub(super) fn verify_check(
     let (rows_checked, recomputed) = rayon::join(
         || {
             delta_routes(
-                "method.delta_rows.",
+                &format!("{mp}delta_rows."),
                 &method["delta_rows"],
                 ["delta_qp", "delta_pq"],
                 &method["arithmetic"],
@@ -222,19 +321,19 @@ pub(super) fn verify_check(
         ("chi2_qp", d.chi2_qp),
         ("hellinger2", d.hellinger2),
     ] {
-        tally.recomputed(&format!("method.divergences.{name}"), &e, &label);
+        tally.recomputed(&format!("{mp}divergences.{name}"), &e, &label);
     }
     // Each comparison: its certified enclosure holds what the verified values give, and its
     // verdict follows from it.
     let comparisons = report["comparisons"]
         .as_array()
-        .ok_or_else(|| Error::argument("report.comparisons", "missing"))?;
+        .ok_or_else(|| Error::argument(format!("{rp}comparisons"), "missing"))?;
     let derived =
         "delta non-increasing in eps: [delta(eps_hi).lo, delta(eps_lo).hi] of the verified rows";
     tally.route(derived);
     let mut optimistic = 0;
     for (j, c) in comparisons.iter().enumerate() {
-        let field = format!("report.comparisons.{j}");
+        let field = format!("{rp}comparisons.{j}");
         let certified = enclosure_at(&c["certified"], &format!("{field}.certified"))?;
         let quantity = c["quantity"].as_str().unwrap_or_default();
         let backing = match quantity {
@@ -255,7 +354,7 @@ pub(super) fn verify_check(
                 if at_hi.lo() > at_lo.hi() {
                     // δ is non-increasing in ε: rows like these cannot both hold.
                     tally.problem(format!(
-                        "method.delta_rows.{}: δ at ε_hi lies above δ at ε_lo",
+                        "{mp}delta_rows.{}: δ at ε_hi lies above δ at ε_lo",
                         2 * point + 1
                     ));
                     continue;
@@ -301,14 +400,8 @@ pub(super) fn verify_check(
             ));
         }
     }
-    check_predictions(report, method, mechanism, (n, k), settings, tally)?;
-    if report["optimistic"] != optimistic {
-        tally.problem(format!(
-            "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
-            report["optimistic"]
-        ));
-    }
-    Ok(())
+    let verified = check_predictions(at, mechanism, (n, k), settings, tally)?;
+    Ok((n, k, verified, optimistic))
 }
 
 /// The predictions and what they are compared with, recomputed.  They depend only on the
@@ -317,15 +410,15 @@ pub(super) fn verify_check(
 /// enclosures (the verdicts then follow from the verified certified values), and the same
 /// mixture constants.
 fn check_predictions(
-    report: &Value,
-    method: &Value,
+    at: &At<'_>,
     mechanism: &Mechanism,
     (n, k): (u64, u64),
     settings: &Settings,
     tally: &mut Tally,
-) -> Result<()> {
+) -> Result<Vec<crate::check::Comparison>> {
     use crate::check::{CheckQuery, CurvePoint};
-    let points = points(method)?
+    let (report, rp) = (at.report, &at.rp);
+    let points = points(at.method, &at.mp)?
         .into_iter()
         .map(|p| match p.given {
             Given::T(t) => CurvePoint::T(t),
@@ -345,7 +438,7 @@ fn check_predictions(
         .map_or(&[][..], Vec::as_slice);
     if recorded.len() != again.comparisons.len() {
         tally.problem(format!(
-            "report.comparisons: {} listed, but the points make {}",
+            "{rp}comparisons: {} listed, but the points make {}",
             recorded.len(),
             again.comparisons.len()
         ));
@@ -364,7 +457,7 @@ fn check_predictions(
                 && c["predicted"]["value"] == serde_json::json!(want.predicted.value());
             if !same {
                 tally.problem(format!(
-                    "report.comparisons.{j}: not the comparison the points make ({} of {} at point {:?})",
+                    "{rp}comparisons.{j}: not the comparison the points make ({} of {} at point {:?})",
                     want.prediction, want.quantity, want.point
                 ));
             }
@@ -384,10 +477,20 @@ fn check_predictions(
             let got = &report["constants"][key];
             if got["lo"] != want["lo"] || got["hi"] != want["hi"] {
                 tally.problem(format!(
-                    "report.constants.{key}: not the mixture constant of the mechanism at k/n"
+                    "{rp}constants.{key}: not the mixture constant of the mechanism at k/n"
                 ));
             }
         }
     });
-    Ok(())
+    // The comparisons as verified: the predictions made again, against the recorded certified
+    // values (each shown to hold its verified values above).
+    recorded
+        .iter()
+        .zip(again.comparisons)
+        .enumerate()
+        .map(|(j, (c, want))| {
+            let field = format!("{rp}comparisons.{j}.certified");
+            Ok(want.against(enclosure_at(&c["certified"], &field)?))
+        })
+        .collect()
 }

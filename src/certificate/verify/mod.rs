@@ -24,6 +24,7 @@ mod audit;
 mod bounds;
 mod check;
 mod compare;
+mod index_check;
 mod limit;
 mod pair;
 mod profile;
@@ -319,6 +320,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
             "compare" => compare::verify_compare_range(&cert, &randomizer, &settings, &mut tally)?,
             "bounds" => bounds::verify_bounds(&cert, &randomizer, &settings, &mut tally)?,
             "audit" => range_audit::verify_range_audit(&cert, &randomizer, &settings, &mut tally)?,
+            "check" => index_check::verify_index_check(&cert, &randomizer, &settings, &mut tally)?,
             "delta" | "epsilon" | "divergences" if !cert["report"]["background"].is_null() => {
                 let subject = PairSubject::Background {
                     background: pair::background_of(&cert["report"], &randomizer)?,

@@ -284,37 +284,38 @@ fn comparison_json(c: &Comparison, at: &CheckAt) -> Value {
     v
 }
 
-pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
-    let b = &r.base;
-    let c = values(&b.constants);
+/// What a check computed at one n: its composition, constants and comparisons.
+pub fn check_at_json(at: &CheckAt) -> Value {
+    let c = values(&at.constants);
     json!({
+        "n": at.n,
+        "k": at.k,
+        "pi": exact_string(&at.pi),
+        "arithmetic": at.arithmetic,
+        "constants": {
+            "i_pi": value_json(&c.i_pi),
+            "i_mix": value_json(&c.i_mix),
+            "mu_n": value_json(&at.mu_n),
+            "mu_mix": value_json(&at.mu_mix),
+        },
+        "comparisons": at.comparisons.iter().map(|c| comparison_json(c, at)).collect::<Vec<_>>(),
+    })
+}
+
+pub fn check_json(query: &CheckQuery, r: &CheckReport) -> Value {
+    let mut v = json!({
         "command": "check",
         "certified": true,
         "mechanism": query.pair.mechanism.to_json(),
         "input_domain": query.pair.mechanism.domain_json(),
-        "n": b.n,
-        "k": b.k,
-        "pi": exact_string(&b.pi),
-        "arithmetic": b.arithmetic,
-        "constants": {
-            "i_pi": value_json(&c.i_pi),
-            "i_mix": value_json(&c.i_mix),
-            "mu_n": value_json(&b.mu_n),
-            "mu_mix": value_json(&b.mu_mix),
-        },
         "note": "predictions are uncertified approximations; certified values are enclosures; verdicts compare the prediction formula's enclosure with the certified enclosure",
-        "comparisons": b.comparisons.iter().map(|c| comparison_json(c, b)).collect::<Vec<_>>(),
         "optimistic": r.optimistic().count(),
-        "sweep": r.fits.iter().map(|f| json!({
-            "prediction": f.prediction,
-            "quantity": f.quantity,
-            "point": f.point,
-            "errors": f.errors.iter().map(|(n, e)| json!({ "n": n, "abs_error": e })).collect::<Vec<_>>(),
-            "observed_order": f.observed_exponent,
-            "claimed_order": f.claimed,
-            "claimed_exponent": f.claimed_exponent,
-        })).collect::<Vec<_>>(),
-    })
+        "sweep": r.fits.iter().map(crate::check::OrderFit::to_json).collect::<Vec<_>>(),
+    });
+    if let (Value::Object(v), Value::Object(at)) = (&mut v, check_at_json(&r.base)) {
+        v.extend(at);
+    }
+    v
 }
 
 /// A prediction's short name for the table, and its formula for the legend below it.

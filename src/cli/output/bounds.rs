@@ -245,14 +245,18 @@ pub fn index_check_text(
                 x.at.clone(),
                 x.end.to_string(),
                 short(&x.certified),
-                x.prediction.to_string(),
+                index_prediction_label(x.prediction).to_string(),
                 format!("{:.6e}", x.predicted.value()),
-                format!("{:+.3e}", x.rel_error),
+                if x.rel_error.is_finite() {
+                    format!("{:+.2} %", 100.0 * x.rel_error)
+                } else {
+                    "-".to_string()
+                },
                 x.verdict.name().to_string(),
             ]
         })
         .collect();
-    s + &table(
+    s += &table(
         &[
             "at",
             "end",
@@ -263,7 +267,19 @@ pub fn index_check_text(
             "verdict",
         ],
         &rows,
-    )
+    );
+    s + "\nleading term = φ(χ(t−1)√n)/(χ³(t−1)²n^{3/2}), t = e^ε (Lemma 3.2, Cor. 3.3); inverted = the leading term solved for ε at δ (Thm 3.4); expansion = (1/χ)√(ln n/n) (Thm 3.4); χ is χ_up against the upper end, χ_lo against the lower\n"
+}
+
+/// The short name of a shuffle-index prediction in the table (its formula is in the legend).
+fn index_prediction_label(prediction: &str) -> &'static str {
+    if prediction.starts_with("φ(") {
+        "leading term"
+    } else if prediction.starts_with("leading term solved") {
+        "inverted"
+    } else {
+        "expansion"
+    }
 }
 
 /// `check` without `--k` (JSON).

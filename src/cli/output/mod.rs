@@ -21,7 +21,9 @@ mod limit;
 mod profile;
 mod tv;
 
-pub use asymptotic::{ConstantsRange, check_json, check_text, constants_json, constants_text};
+pub use asymptotic::{
+    ConstantsRange, check_at_json, check_json, check_text, constants_json, constants_text,
+};
 pub use audit::{audit_json, audit_text, range_audit_json, range_audit_text};
 
 /// `verify` as text: the verdict, the routes, and every problem.

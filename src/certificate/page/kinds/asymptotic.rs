@@ -9,7 +9,7 @@ use crate::certificate::page::svg::{self, Chart, Scale, Shape};
 fn bars_and_markers(
     bars: &[(f64, f64, f64, String)],
     markers: &[(f64, f64, &'static str, Shape, String)],
-    x: Scale,
+    (x, decades): (Scale, f64),
     labels: (&str, &str),
     legend: &[(&'static str, Shape, &str)],
 ) -> Option<(String, Vec<f64>)> {
@@ -22,7 +22,7 @@ fn bars_and_markers(
     if bars.is_empty() || all.is_empty() {
         return None;
     }
-    let mut chart = Chart::new(x, Scale::auto(&all), labels.0, labels.1);
+    let mut chart = Chart::new(x, Scale::auto_within(&all, decades), labels.0, labels.1);
     for (colour, shape, label) in legend {
         chart.legend(colour, *shape, label);
     }
@@ -34,6 +34,22 @@ fn bars_and_markers(
     }
     Some((chart.svg(labels.1), all))
 }
+
+/// A prediction's marker colour by its verdict.
+fn verdict_colour(verdict: &Value) -> &'static str {
+    match verdict.as_str() {
+        Some("optimistic") => svg::RED,
+        Some("conservative") => svg::GREEN,
+        _ => svg::GREY,
+    }
+}
+
+/// The legend of predictions coloured by verdict.
+const VERDICT_LEGEND: [(&str, Shape, &str); 3] = [
+    (svg::RED, Shape::Diamond, "optimistic prediction"),
+    (svg::GREEN, Shape::Diamond, "conservative prediction"),
+    (svg::GREY, Shape::Diamond, "prediction inside"),
+];
 
 /// The x scale of values that may span decades.
 fn x_scale(xs: &[f64]) -> Scale {
@@ -122,11 +138,7 @@ pub(super) fn check(cert: &Value) -> Kind {
         };
         let what = format!("{} at ε ≈ {x:.4}", name(&text(&c["quantity"])));
         bars.push((x, lo, hi, format!("certified {what}")));
-        let colour = match c["verdict"].as_str() {
-            Some("optimistic") => svg::RED,
-            Some("conservative") => svg::GREEN,
-            _ => svg::GREY,
-        };
+        let colour = verdict_colour(&c["verdict"]);
         markers.push((
             x,
             p,
@@ -143,13 +155,9 @@ pub(super) fn check(cert: &Value) -> Kind {
     if let Some((chart, all)) = bars_and_markers(
         &bars,
         &markers,
-        Scale::linear(xs.iter().copied(), true),
+        (Scale::linear(xs.iter().copied(), true), 30.0),
         ("ε", "δ"),
-        &[
-            (svg::RED, Shape::Diamond, "optimistic prediction"),
-            (svg::GREEN, Shape::Diamond, "conservative prediction"),
-            (svg::GREY, Shape::Diamond, "prediction inside"),
-        ],
+        &VERDICT_LEGEND,
     ) {
         figures.push(figure(
             chart,
@@ -159,15 +167,213 @@ pub(super) fn check(cert: &Value) -> Kind {
             ),
         ));
     }
+    let fits = array(&report["sweep"]);
+    if !fits.is_empty() {
+        html += "<p>Over the sweep, each comparison's error against n and the order observed by \
+                 a least-squares fit of ln |error| against ln n: <b>uncertified</b> doubles, for \
+                 reading (the certificate holds every n's certified values, and verify makes the \
+                 fits again from them).</p>\n";
+        let header: Vec<String> = [
+            "quantity",
+            "prediction",
+            "errors (n: error)",
+            "observed order",
+            "claimed",
+        ]
+        .map(String::from)
+        .to_vec();
+        html += &table_html(
+            &header,
+            fits.iter()
+                .map(|f| {
+                    let errors: Vec<String> = array(&f["errors"])
+                        .iter()
+                        .map(|e| {
+                            format!(
+                                "{}: {}",
+                                text(&e["n"]),
+                                e["abs_error"]
+                                    .as_f64()
+                                    .map_or("–".into(), |v| format!("{v:.3e}"))
+                            )
+                        })
+                        .collect();
+                    vec![
+                        esc(&name(&text(&f["quantity"]))),
+                        esc(&text(&f["prediction"])),
+                        esc(&errors.join(", ")),
+                        f["observed_order"]
+                            .as_f64()
+                            .map_or("–".into(), |v| format!("n^{v:.3}")),
+                        esc(&text(&f["claimed_order"])),
+                    ]
+                })
+                .collect(),
+        );
+    }
     let mut reproduce = Vec::new();
     if let Some(mut line) = pair_command(cert) {
         line.extend(point_flags(&cert["method"]));
+        if let Some(sizes) = cert["method"]["n_sweep"].as_array() {
+            let sizes: Vec<String> = sizes.iter().map(text).collect();
+            line.extend(["--n-sweep".into(), sizes.join(",")]);
+        }
         reproduce.push(finish(line, cert));
     }
     Kind {
         summary: format!(
-            "a check of {} predictions at n = {} ({optimistic} optimistic)",
+            "a check of {} predictions at n = {}{} ({optimistic} optimistic)",
             comparisons.len(),
+            text(&report["n"]),
+            match array(&cert["method"]["sweep"]).len() {
+                0 => String::new(),
+                m => format!(" and {m} more sizes"),
+            }
+        ),
+        results: html,
+        figures,
+        reproduce,
+    }
+}
+
+/// `check` without `--k`: the shuffle index's predictions against the certified range.
+pub(super) fn index_check(cert: &Value) -> Kind {
+    let report = &cert["report"];
+    let predictions = array(&report["predictions"]);
+    let mut html = format!(
+        "<p>The shuffle index of {} (Takagi–Liew §3) at n = {}: χ_up ∈ {} and χ_lo ∈ {}. Each \
+         leading-term prediction is held against the end of the certified range it predicts \
+         (χ_up the upper end, the blanket bound; χ_lo the lower end, a concrete neighbouring \
+         pair). Predictions are <b>uncertified</b>; each verdict compares the prediction's \
+         formula with the certified value.</p>\n",
+        esc(&text(&cert["mechanism"]["exact"]["name"])),
+        esc(&text(&report["n"])),
+        code(
+            &enclosure(&report["shuffle_index"]["chi_up"]["chi"])
+                .map_or("–".into(), |e| short(&e))
+        ),
+        code(
+            &enclosure(&report["shuffle_index"]["chi_lo"]["chi"])
+                .map_or("–".into(), |e| short(&e))
+        ),
+    );
+    let header: Vec<String> = [
+        "at",
+        "end",
+        "prediction (uncertified)",
+        "predicted",
+        "certified",
+        "verdict",
+    ]
+    .map(String::from)
+    .to_vec();
+    html += &table_html(
+        &header,
+        predictions
+            .iter()
+            .map(|p| {
+                vec![
+                    esc(&text(&p["at"])),
+                    esc(&text(&p["end"])),
+                    format!(
+                        "{}<br><span class=\"sub\">{}</span>",
+                        esc(&text(&p["prediction"])),
+                        esc(&text(&p["source"]))
+                    ),
+                    cell(&p["predicted"]),
+                    cell(&p["certified"]),
+                    verdict_tag(&p["verdict"]),
+                ]
+            })
+            .collect(),
+    );
+    // δ at each ε: the certified range (bar from the lower end's lower edge to the upper end's
+    // upper edge) and the predictions of δ.
+    let mut bars = Vec::new();
+    let mut markers = Vec::new();
+    for row in array(&report["delta_ranges"]) {
+        let (Some(x), Some((lo, _)), Some((_, hi))) = (
+            row["eps"]
+                .as_str()
+                .and_then(|e| crate::enclosure::parse_rational(e))
+                .map(|e| e.to_f64()),
+            ends(&row["range"]["lower"]["value"]),
+            ends(&row["range"]["upper"]["value"]),
+        ) else {
+            continue;
+        };
+        bars.push((
+            x,
+            lo,
+            hi,
+            format!("certified range of δ_M at ε = {}", text(&row["eps"])),
+        ));
+        for p in predictions
+            .iter()
+            .filter(|p| p["at"] == format!("δ at ε = {}", text(&row["eps"])))
+        {
+            let Some((a, b)) = ends(&p["predicted"]) else {
+                continue;
+            };
+            let colour = verdict_colour(&p["verdict"]);
+            let shape = if p["end"] == "upper" {
+                Shape::Diamond
+            } else {
+                Shape::Circle
+            };
+            let v = 0.5 * (a + b);
+            markers.push((
+                x,
+                v,
+                colour,
+                shape,
+                format!(
+                    "{}: {v:.4e} ({})",
+                    text(&p["prediction"]),
+                    text(&p["verdict"])
+                ),
+            ));
+        }
+    }
+    let xs: Vec<f64> = bars.iter().map(|b| b.0).collect();
+    let mut figures = Vec::new();
+    if let Some((chart, all)) = bars_and_markers(
+        &bars,
+        &markers,
+        (Scale::linear(xs.iter().copied(), true), 200.0),
+        ("ε", "δ"),
+        &VERDICT_LEGEND,
+    ) {
+        figures.push(figure(
+            chart,
+            &format!(
+                "The certified range of δ_M (bars, lower end to upper end) at each ε, and the leading-term predictions (diamonds: χ_up, circles: χ_lo; uncertified) coloured by verdict. {}",
+                zero_note(&all)
+            ),
+        ));
+    }
+    let mut reproduce = Vec::new();
+    if let Some(mut line) = base_command(cert) {
+        let eps: Vec<String> = array(&report["delta_ranges"])
+            .iter()
+            .map(|r| text(&r["eps"]))
+            .collect();
+        line.extend([
+            "--n".into(),
+            text(&report["n"]),
+            "--eps".into(),
+            eps.join(","),
+        ]);
+        reproduce.push(finish(line, cert));
+    }
+    let optimistic = predictions
+        .iter()
+        .filter(|p| p["verdict"] == "optimistic")
+        .count();
+    Kind {
+        summary: format!(
+            "a shuffle-index check of {} predictions at n = {} ({optimistic} optimistic)",
+            predictions.len(),
             text(&report["n"])
         ),
         results: html,
@@ -267,7 +473,7 @@ pub(super) fn limit(cert: &Value) -> Kind {
         if let Some((chart, all)) = bars_and_markers(
             &bars,
             &markers,
-            x_scale(&xs),
+            (x_scale(&xs), 30.0),
             ("n", "δ_{Q‖P}"),
             &[(svg::PURPLE, Shape::Square, "limit δ (certified)")],
         ) {
@@ -361,7 +567,7 @@ pub(super) fn berry_esseen(cert: &Value) -> Kind {
     if let Some((chart, all)) = bars_and_markers(
         &bars,
         &markers,
-        x_scale(&xs),
+        (x_scale(&xs), 30.0),
         ("λ", "δ_{Q‖P}"),
         &[(svg::ORANGE, Shape::Triangle, "Gaussian shift (certified)")],
     ) {

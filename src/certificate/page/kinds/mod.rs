@@ -39,6 +39,7 @@ pub fn describe(cert: &Value, reproduced: &str) -> Kind {
         "audit" => audit::audit(cert),
         "compare" => compare::compare(cert),
         "bounds" => bounds::bounds(cert),
+        "check" if cert["report"]["mode"] == "shuffle-index" => asymptotic::index_check(cert),
         "check" => asymptotic::check(cert),
         "limit" => asymptotic::limit(cert),
         "berry-esseen" => asymptotic::berry_esseen(cert),
