@@ -185,17 +185,65 @@ pub fn convolve<S: Scalar>(a: &WindowLaw<S>, b: &WindowLaw<S>, ctx: &S::Ctx) -> 
     if a.values.len() == 1 && a.omitted == 0 {
         return convolve(b, a, ctx);
     }
-    let len = a.values.len() + b.values.len() - 1;
-    let mut out = vec![S::zero(ctx); len];
-    for (i, x) in a.values.iter().enumerate() {
-        for (j, y) in b.values.iter().enumerate() {
-            out[i + j].add_mul_assign(x, y);
+    // The non-negative f64 kernel where the backend takes it (nonnegative-kernel.md), else the
+    // backend's own arithmetic.
+    let out = super::nonneg::convolve(&a.values, &b.values, ctx).unwrap_or_else(|| {
+        let mut out = vec![S::zero(ctx); a.values.len() + b.values.len() - 1];
+        for (i, x) in a.values.iter().enumerate() {
+            for (j, y) in b.values.iter().enumerate() {
+                out[i + j].add_mul_assign(x, y);
+            }
         }
-    }
+        out
+    });
     WindowLaw {
         start: a.start + b.start,
         values: out,
         omitted: Rational::from(&a.omitted + &b.omitted),
+    }
+}
+
+/// The window without its ends below `2^-tau_bits` of its largest value (but the first such
+/// value at each end, as a binomial window keeps it), their mass (each value's upper end,
+/// summed in the backend) added to the omitted mass: a sum of windows keeps
+/// every tail of every term, so without this the windows of a long chain of convolutions grow
+/// with the number of terms instead of with the spread of the sum.
+pub fn trim<S: Scalar>(law: WindowLaw<S>, tau_bits: Option<u32>, ctx: &S::Ctx) -> WindowLaw<S> {
+    let Some(bits) = tau_bits.filter(|b| *b <= 1000) else {
+        return law;
+    };
+    let largest = law
+        .values
+        .iter()
+        .map(|v| v.f64_bounds().0)
+        .fold(0.0, f64::max);
+    let cut = largest * 2f64.powi(-(bits as i32));
+    let below = |v: &S| v.f64_bounds().1 < cut;
+    let first = law.values.iter().position(|v| !below(v));
+    let Some(first) = first else {
+        return law;
+    };
+    let last = law
+        .values
+        .iter()
+        .rposition(|v| !below(v))
+        .expect("a kept value");
+    // As a binomial window does, keep the first value below the cut at each end.
+    let (first, last) = (first.saturating_sub(1), (last + 1).min(law.values.len() - 1));
+    if first == 0 && last + 1 == law.values.len() {
+        return law;
+    }
+    let mut dropped = S::zero(ctx);
+    for v in law.values[..first].iter().chain(&law.values[last + 1..]) {
+        dropped.add_assign(v);
+    }
+    let mut values = law.values;
+    values.truncate(last + 1);
+    values.drain(..first);
+    WindowLaw {
+        start: law.start + first,
+        values,
+        omitted: law.omitted + upper_bound(&dropped),
     }
 }
 

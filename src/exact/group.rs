@@ -8,7 +8,7 @@
 //! [`GeneralGroup`] (all histograms, any alphabet, §8.3) and [`BinaryGroup`] (two outputs,
 //! a window of counts, §8.1).
 
-use super::binary::{WindowLaw, add_binary_user, binomial_window, convolve};
+use super::binary::{WindowLaw, add_binary_user, binomial_window, convolve, trim};
 use super::histogram::{Pruning, SimplexIndex};
 use super::law::{Layout, PairLaw};
 use crate::arith::Scalar;
@@ -172,7 +172,7 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
             );
         }
         BinaryGroup {
-            law,
+            law: trim(law, self.tau_bits, ctx),
             zeros: self.zeros + zeros,
             ones: self.ones + ones,
             tau_bits: self.tau_bits,

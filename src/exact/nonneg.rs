@@ -112,6 +112,86 @@ impl Total {
     }
 }
 
+/// Values the convolution kernel takes: at or above `2^-500` (so that every product of two is at
+/// least `2^-1000`, normal) and tight (`hi ≤ 2 lo`).
+const CONVOLVE_FLOOR: f64 = 3.054_936_363_499_604_7e-151; // 2^-500
+
+/// The convolution `out(s) = Σ_i a(i) b(s − i)` of two windows of non-negative values.  The
+/// values the kernel takes (exact zeros, and tight enclosures at or above `2^-500`) are
+/// convolved in it: each output is a sum of at most `min(|a|, |b|)` products of values carrying
+/// at most `r_a` and `r_b` roundings, so it carries at most `r_a + r_b + 1 + min(|a|, |b|)`.
+/// The few others (deep tails, enclosures of subnormals) add their products in the backend's
+/// own arithmetic.  `None` when the backend does not take f64 values or most values are of the
+/// second kind: the caller then convolves in its own arithmetic.
+pub fn convolve<S: Scalar>(a: &[S], b: &[S], ctx: &S::Ctx) -> Option<Vec<S>> {
+    S::from_nonneg_f64(1.0, 0, ctx)?;
+    // Points and the largest count of the values the kernel takes; the indices of the others.
+    let split = |v: &[S]| -> (Vec<f64>, u32, Vec<usize>) {
+        let mut points = Vec::with_capacity(v.len());
+        let (mut rounds, mut others) = (0, Vec::new());
+        for (i, x) in v.iter().enumerate() {
+            let (lo, hi) = x.f64_bounds();
+            let taken = if hi == 0.0 {
+                Some((0.0, 0))
+            } else if lo >= CONVOLVE_FLOOR {
+                counted_point(lo, hi)
+            } else {
+                None
+            };
+            match taken {
+                Some((p, r)) => {
+                    points.push(p);
+                    rounds = rounds.max(r);
+                }
+                None => {
+                    points.push(0.0);
+                    others.push(i);
+                }
+            }
+        }
+        (points, rounds, others)
+    };
+    let (x, rx, others_x) = split(a);
+    let (y, ry, others_y) = split(b);
+    if 4 * (others_x.len() * y.len() + others_y.len() * x.len()) > x.len() * y.len() {
+        return None;
+    }
+    let (long, short) = if x.len() >= y.len() {
+        (&x, &y)
+    } else {
+        (&y, &x)
+    };
+    let mut out = vec![0.0f64; x.len() + y.len() - 1];
+    for (i, &s) in short.iter().enumerate() {
+        if s == 0.0 {
+            continue;
+        }
+        for (o, &l) in out[i..i + long.len()].iter_mut().zip(long.iter()) {
+            *o += s * l;
+        }
+    }
+    let rounds = u64::from(rx) + u64::from(ry) + 1 + short.len() as u64;
+    let mut out = out
+        .into_iter()
+        .map(|v| S::from_nonneg_f64(v, rounds, ctx))
+        .collect::<Option<Vec<S>>>()?;
+    // The products the kernel left out: every one with a value of a it did not take, then every
+    // one with a value of b it did not take and a value of a it did.
+    for &i in &others_x {
+        for (j, v) in b.iter().enumerate() {
+            out[i + j].add_mul_assign(&a[i], v);
+        }
+    }
+    for &j in &others_y {
+        for (i, u) in a.iter().enumerate() {
+            if others_x.binary_search(&i).is_err() {
+                out[i + j].add_mul_assign(u, &b[j]);
+            }
+        }
+    }
+    Some(out)
+}
+
 /// `count` more users with output law `w`, each step pruned below `2^-tau_bits` of the largest
 /// value, computed in the non-negative kernel.  `None` when the backend does not take f64
 /// values or the inputs are outside the kernel's range; the caller then steps in its own
@@ -253,5 +333,50 @@ mod tests {
             assert!(v * f <= lo && hi <= v / f, "[{lo}, {hi}] from {v} with {r}");
         }
         assert!(counted_point(1.0, 2.0).is_none());
+    }
+
+    #[test]
+    fn the_convolution_kernel_encloses_the_exact_convolution() {
+        use inari::Interval;
+        // Exact dyadic rationals as point intervals, including values the kernel leaves to the
+        // intervals (below 2^-500, a subnormal, an exact zero) and a wide enclosure.
+        let exact_a: Vec<Rational> = [
+            Rational::from((3, 8)),
+            Rational::from((1, 3)),
+            Rational::from(0),
+            Rational::from((1u32, 1u32)) >> 700u32,
+            Rational::from((5, 7)),
+        ]
+        .to_vec();
+        let exact_b: Vec<Rational> = (1..40u32)
+            .map(|i| Rational::from((i, 97)) >> (i % 5))
+            .chain([Rational::from(1) >> 1070u32])
+            .collect();
+        let enclose = |q: &Rational| <Interval as Scalar>::from_rational(q, &());
+        let a: Vec<Interval> = exact_a.iter().map(enclose).collect();
+        let b: Vec<Interval> = exact_b.iter().map(enclose).collect();
+        let out = convolve(&a, &b, &()).expect("the kernel takes these");
+        for (s, got) in out.iter().enumerate() {
+            let mut want = Rational::new();
+            for (i, x) in exact_a.iter().enumerate() {
+                if let Some(y) = s.checked_sub(i).and_then(|j| exact_b.get(j)) {
+                    want += Rational::from(x * y);
+                }
+            }
+            let e = got.enclosure();
+            assert!(
+                e.lo() <= &crate::enclosure::Endpoint::Finite(want.clone()),
+                "{s}: {e}"
+            );
+            assert!(
+                &crate::enclosure::Endpoint::Finite(want.clone()) <= e.hi(),
+                "{s}: {e}"
+            );
+        }
+        // Mostly values the kernel cannot take: it declines.
+        let tiny: Vec<Interval> = (0..8)
+            .map(|_| enclose(&(Rational::from(1) >> 900u32)))
+            .collect();
+        assert!(convolve(&tiny, &tiny, &()).is_none());
     }
 }
