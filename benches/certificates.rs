@@ -100,7 +100,7 @@ fn merge(c: &mut Criterion) {
 /// resolution of a deep value (Poisson shift λ = 20, δ_{Q‖P} at ε = 2, about 6e-77).
 fn new_kinds(c: &mut Criterion) {
     let dir = scratch();
-    let kinds: [(&str, &[&str]); 6] = [
+    let kinds: [(&str, &[&str]); 8] = [
         (
             "background pair (three-inputs, n=300)",
             &[
@@ -167,6 +167,34 @@ fn new_kinds(c: &mut Criterion) {
                 "120",
                 "--t",
                 "1,2",
+            ],
+        ),
+        (
+            "check sweep (binary-rr exp_eps0=3, n=100, k=10, t=1,2, n-sweep 200,400)",
+            &[
+                "check",
+                "-m",
+                "binary-rr:exp_eps0=3",
+                "--n",
+                "100",
+                "--k",
+                "10",
+                "--t",
+                "1,2",
+                "--n-sweep",
+                "200,400",
+            ],
+        ),
+        (
+            "check shuffle index (k-rr k=4 exp_eps0=3 inputs=4, n=300, eps 0.2,0.5)",
+            &[
+                "check",
+                "-m",
+                "k-rr:k=4,exp_eps0=3,inputs=4",
+                "--n",
+                "300",
+                "--eps",
+                "0.2,0.5",
             ],
         ),
         (

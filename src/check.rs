@@ -635,7 +635,7 @@ fn slope(errors: &[(u64, f64)]) -> Option<f64> {
 /// The k of a sweep's size `m`: `k·m/n` rounded to nearest (halves up), below `m`, so that
 /// k/n stays fixed as far as whole users allow.
 pub fn sweep_k(n: u64, k: u64, m: u64) -> u64 {
-    (Rational::from((k * m, n)) + Rational::from((1, 2)))
+    (Rational::from(k) * m / n + Rational::from((1, 2)))
         .floor()
         .numer()
         .to_u64()

@@ -101,7 +101,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
     let plain = |s: String| Ok(Outcome::from(s));
     match &cli.command {
         Command::Delta(a) => {
-            validate::plot_path(a.plot.as_ref())?;
+            validate::plot_path(a.plot.as_ref(), a.pair.common.certificate.as_ref())?;
             // `--plot` alone draws the curves over ε from 0 to where δ is negligible.
             let thresholds = if a.eps.is_none() && a.exp_eps.is_none() && a.plot.is_some() {
                 Vec::new()
@@ -408,7 +408,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Profile(a) => {
-            validate::plot_path(a.plot.as_ref())?;
+            validate::plot_path(a.plot.as_ref(), a.common.certificate.as_ref())?;
             let (mut query, threads) = validate::profile_query(a)?;
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads.unwrap_or(0))
@@ -672,7 +672,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             Ok(Outcome { stdout, failure })
         }
         Command::Check(a) => {
-            validate::plot_path(a.plot.as_ref())?;
+            validate::plot_path(a.plot.as_ref(), a.pair.common.certificate.as_ref())?;
             let query = match validate::check_source(a)? {
                 validate::Checked::Pair(query) => query,
                 validate::Checked::Index { query, eps } => {

@@ -23,8 +23,15 @@ use crate::profile::{ProfileQuery, Quantity};
 use crate::query::{Backend, BackgroundQuery, PairQuery, Threshold};
 use rug::Rational;
 
-/// A `--plot` path: an SVG file name in a directory that exists, checked before any work.
-pub fn plot_path(path: Option<&String>) -> Result<()> {
+/// A `--plot` path: an SVG file name in a directory that exists, and not the certificate's,
+/// checked before any work.
+pub fn plot_path(path: Option<&String>, certificate: Option<&String>) -> Result<()> {
+    if path.is_some() && path == certificate {
+        return Err(Error::argument(
+            "--plot",
+            "is the --certificate file; give the picture a file of its own",
+        ));
+    }
     output_path("--plot", path, "svg", "draws SVG")
 }
 

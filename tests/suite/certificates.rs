@@ -464,6 +464,27 @@ fn bad_input_writes_no_certificate() {
     assert_eq!(run.status, 2);
     assert!(run.stdout.is_empty());
     assert!(!std::path::Path::new(&file).exists());
+    // A picture is never drawn over the certificate.
+    let svg = format!("{file}.svg");
+    assert_fails(
+        &[
+            "check",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "10",
+            "--k",
+            "0",
+            "--t",
+            "1",
+            "--plot",
+            &svg,
+            "--certificate",
+            &svg,
+        ],
+        "--plot",
+    );
+    assert!(!std::path::Path::new(&svg).exists());
     // A check (with a sweep, or of the shuffle index) given bad input writes nothing.
     for (extra, field) in [
         (

@@ -1607,6 +1607,21 @@ fn check_sweep_certificates_verify_every_n_and_the_fits() {
             "method.sweep",
         ),
         (
+            "sweep-points",
+            Box::new(|c| c["method"]["sweep"][0]["points"][0]["value"] = json!("3/2")),
+            "method.sweep.0.points",
+        ),
+        (
+            "errors",
+            Box::new(|c| c["report"]["comparisons"][0]["abs_error"] = json!(1e-3)),
+            "report.comparisons.0: its errors",
+        ),
+        (
+            "sweep-errors",
+            Box::new(|c| c["method"]["sweep"][1]["comparisons"][2]["rel_error"] = json!(0.5)),
+            "method.sweep.1.comparisons.2: its errors",
+        ),
+        (
             "fit-order",
             Box::new(|c| c["report"]["sweep"][0]["observed_order"] = json!(-0.5)),
             "report.sweep",
@@ -1618,6 +1633,23 @@ fn check_sweep_certificates_verify_every_n_and_the_fits() {
         ),
     ];
     reject_all(&cert, "check-sweep", cases);
+    // Points given by ε keep their t = ε/μ_n at every other size.
+    verified(
+        &[
+            "check",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--n",
+            "12",
+            "--k",
+            "4",
+            "--eps",
+            "0.4,0.7",
+            "--n-sweep",
+            "24,6",
+        ],
+        "check-sweep-eps.json",
+    );
 }
 
 #[test]
@@ -1707,6 +1739,16 @@ fn shuffle_index_check_certificates_verify_and_reject_tampering() {
                 c["report"]["predictions"].as_array_mut().unwrap().pop();
             }),
             "report.predictions",
+        ),
+        (
+            "rel-error",
+            Box::new(|c| c["report"]["predictions"][3]["rel_error"] = json!(0.25)),
+            "report.predictions.3.rel_error",
+        ),
+        (
+            "index-inputs",
+            Box::new(|c| c["report"]["shuffle_index"]["chi_up"]["x1"] = json!("mid")),
+            "shuffle_index.chi_up.x1",
         ),
         (
             "delta-target",

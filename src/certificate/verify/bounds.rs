@@ -41,7 +41,7 @@ pub(super) fn verify_bounds(
     }
     verify_range(&range, r, settings, tally)?;
     let precision = higher_precision(settings);
-    verify_index(report, r, precision, tally)?;
+    verify_index(report, r, settings, tally)?;
     let k = r.input_count();
     if !method["binary_profile"].is_null() {
         let profile = &method["binary_profile"];
@@ -956,9 +956,31 @@ fn check_bracket(
 pub(super) fn verify_index(
     report: &Value,
     r: &Randomizer,
-    precision: u32,
+    settings: &Settings,
     tally: &mut Tally,
 ) -> Result<()> {
+    let precision = higher_precision(settings);
+    // Which inputs attain each index, as the producing backend finds them.
+    let (up, lo) = crate::bounds::index::shuffle_index_for(r, settings.backend)?;
+    for (key, v) in [("chi_up", &up), ("chi_lo", &lo)] {
+        let shown = &report["shuffle_index"][key];
+        let want = [
+            ("x1", serde_json::json!(r.inputs[v.pair.0])),
+            ("x1_prime", serde_json::json!(r.inputs[v.pair.1])),
+            (
+                "reference",
+                serde_json::json!(v.reference.map(|x| &r.inputs[x])),
+            ),
+        ];
+        for (part, value) in want {
+            if shown[part] != value {
+                tally.problem(format!(
+                    "shuffle_index.{key}.{part}: records {}, but the index is attained at {value}",
+                    shown[part]
+                ));
+            }
+        }
+    }
     let mut routes = vec![(
         format!("mpfr-{precision}"),
         crate::bounds::index::shuffle_index::<crate::arith::mpfr::MpfrInterval>(

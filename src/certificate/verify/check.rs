@@ -84,6 +84,9 @@ struct At<'a> {
     method: &'a Value,
     rp: String,
     mp: String,
+    /// For another n of a sweep: `I_π/n` of the base n (an enclosure `(lo, hi)`), at which the
+    /// points given by ε were turned into t (t = ε/μ_n is what a sweep keeps).
+    base_mu2: Option<(Rational, Rational)>,
 }
 
 /// Verifies a `check` certificate of a binary-input pair: the base n, every other n of a sweep
@@ -95,18 +98,10 @@ pub(super) fn verify_check(
     tally: &mut Tally,
 ) -> Result<()> {
     let (report, method) = (&cert["report"], &cert["method"]);
-    let base = At {
-        report,
-        method,
-        rp: "report.".into(),
-        mp: "method.".into(),
-    };
-    let (n, k, base_comparisons, optimistic) = verify_at(&base, mechanism, settings, tally)?;
-    if report["optimistic"] != optimistic {
-        tally.problem(format!(
-            "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
-            report["optimistic"]
-        ));
+    let n = users_at(&report["n"], "report.n")?;
+    let k = u64_at(&report["k"], "report.k")?;
+    if k >= n {
+        return Err(Error::argument("report.k", "must be below n"));
     }
     let n_sweep: Vec<u64> = match &method["n_sweep"] {
         Value::Null => Vec::new(),
@@ -119,6 +114,40 @@ pub(super) fn verify_check(
         return Err(Error::argument(
             "method.n_sweep",
             "every n must be at least 1",
+        ));
+    }
+    // The predictions, made again by the producing code at every n (they are uncertified; the
+    // certified values it computes on the way are not used).
+    let again = {
+        use crate::check::{CheckQuery, CurvePoint};
+        let points = points(method, "method.")?
+            .into_iter()
+            .map(|p| match p.given {
+                Given::T(t) => CurvePoint::T(t),
+                Given::Eps(e) => CurvePoint::Eps(e),
+            })
+            .collect();
+        crate::check::check(&CheckQuery {
+            pair: super::pair_query(mechanism, n, k, settings, Backend::Interval),
+            points,
+            sweep: n_sweep.clone(),
+            plot_samples: 0,
+        })?
+    };
+    tally.route("predictions, labels and points recomputed (uncertified, by the producing code)");
+    let base = At {
+        report,
+        method,
+        rp: "report.".into(),
+        mp: "method.".into(),
+        base_mu2: None,
+    };
+    let (base_mu2, base_comparisons, optimistic) =
+        verify_at(&base, (n, k), &again.base, mechanism, settings, tally)?;
+    if report["optimistic"] != optimistic {
+        tally.problem(format!(
+            "report.optimistic: says {}, but {optimistic} verdicts are optimistic",
+            report["optimistic"]
         ));
     }
     // The other sizes, each once, in the order given.
@@ -140,20 +169,46 @@ pub(super) fn verify_check(
     let mut verified = Vec::with_capacity(entries.len());
     for (i, (entry, &m)) in entries.iter().zip(&others).enumerate() {
         let prefix = format!("method.sweep.{i}.");
+        // The same points as the base n, as given (a sweep keeps each point's t).
+        let given = |v: &Value| -> Vec<Value> {
+            v["points"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|p| serde_json::json!([p["given"], p["value"]]))
+                .collect()
+        };
+        if given(entry) != given(method) {
+            tally.problem(format!(
+                "{prefix}points: not the base n's points (a sweep keeps each point's t)"
+            ));
+            continue;
+        }
+        let want_k = crate::check::sweep_k(n, k, m);
+        let (em, ek) = (
+            users_at(&entry["n"], &format!("{prefix}n"))?,
+            u64_at(&entry["k"], &format!("{prefix}k"))?,
+        );
+        if (em, ek) != (m, want_k) {
+            tally.problem(format!(
+                "{prefix}n: (n, k) = ({em}, {ek}), but the sweep's size {m} has k = {want_k} (k/n kept as near as whole users allow)"
+            ));
+            continue;
+        }
+        let Some(made) = again.sweep.iter().find(|a| a.n == m) else {
+            return Err(Error::Internal(format!(
+                "the sweep made again has no n = {m}"
+            )));
+        };
         let at = At {
             report: entry,
             method: entry,
             rp: prefix.clone(),
             mp: prefix.clone(),
+            base_mu2: Some(base_mu2.clone()),
         };
-        let (em, ek, comparisons, _) = verify_at(&at, mechanism, settings, tally)?;
-        let want_k = crate::check::sweep_k(n, k, m);
-        if (em, ek) != (m, want_k) {
-            tally.problem(format!(
-                "{prefix}n: (n, k) = ({em}, {ek}), but the sweep's size {m} has k = {want_k} (k/n kept)"
-            ));
-        }
-        verified.push((em, comparisons));
+        let (_, comparisons, _) = verify_at(&at, (m, want_k), made, mechanism, settings, tally)?;
+        verified.push((m, comparisons));
     }
     // The fits, made again from the verified values (uncertified doubles, for reading).
     let mut all: Vec<(u64, &[crate::check::Comparison])> =
@@ -176,20 +231,19 @@ pub(super) fn verify_check(
     Ok(())
 }
 
-/// Verifies one n of a check; returns its (n, k), its comparisons as verified (the predictions
-/// made again, against the verified certified values) and its count of optimistic verdicts.
+/// Verifies one n of a check, `(n, k)` read and checked by the caller, against `again`, the
+/// check made again there; returns its `I_π/n` (enclosed), its comparisons as verified (the
+/// predictions made again, against the verified certified values) and its count of optimistic
+/// verdicts.
 fn verify_at(
     at: &At<'_>,
+    (n, k): (u64, u64),
+    again: &crate::check::CheckAt,
     mechanism: &Mechanism,
     settings: &Settings,
     tally: &mut Tally,
-) -> Result<(u64, u64, Vec<crate::check::Comparison>, usize)> {
+) -> Result<((Rational, Rational), Vec<crate::check::Comparison>, usize)> {
     let (report, method, rp, mp) = (at.report, at.method, &at.rp, &at.mp);
-    let n = users_at(&report["n"], &format!("{rp}n"))?;
-    let k = u64_at(&report["k"], &format!("{rp}k"))?;
-    if k >= n {
-        return Err(Error::argument(format!("{rp}k"), "must be below n"));
-    }
     let pi = Rational::from((k, n));
     if report["pi"] != exact_string(&pi) {
         tally.problem(format!("{rp}pi: not k/n = {}", exact_string(&pi)));
@@ -236,7 +290,22 @@ fn verify_at(
                         (&Rational::from(&t2 * &mu2.0), &Rational::from(&t2 * &mu2.1)),
                     )
             }
-            Given::Eps(e) => lo <= e && e <= hi,
+            Given::Eps(e) => match &at.base_mu2 {
+                None => lo <= e && e <= hi,
+                // Another n of a sweep: ε_m = t μ_m with t = ε/μ_n, so ε_m² = ε² (I_m/m)/(I_n/n).
+                Some((b_lo, b_hi)) => {
+                    let e2 = Rational::from(e * e);
+                    *b_lo > 0
+                        && holds_sqrt(
+                            lo,
+                            hi,
+                            (
+                                &(Rational::from(&e2 * &mu2.0) / b_hi),
+                                &(Rational::from(&e2 * &mu2.1) / b_lo),
+                            ),
+                        )
+                }
+            },
         };
         if !held {
             tally.problem(format!(
@@ -400,8 +469,8 @@ fn verify_at(
             ));
         }
     }
-    let verified = check_predictions(at, mechanism, (n, k), settings, tally)?;
-    Ok((n, k, verified, optimistic))
+    let verified = check_predictions(at, again, tally)?;
+    Ok((mu2, verified, optimistic))
 }
 
 /// The predictions and what they are compared with, recomputed.  They depend only on the
@@ -411,28 +480,10 @@ fn verify_at(
 /// mixture constants.
 fn check_predictions(
     at: &At<'_>,
-    mechanism: &Mechanism,
-    (n, k): (u64, u64),
-    settings: &Settings,
+    again: &crate::check::CheckAt,
     tally: &mut Tally,
 ) -> Result<Vec<crate::check::Comparison>> {
-    use crate::check::{CheckQuery, CurvePoint};
     let (report, rp) = (at.report, &at.rp);
-    let points = points(at.method, &at.mp)?
-        .into_iter()
-        .map(|p| match p.given {
-            Given::T(t) => CurvePoint::T(t),
-            Given::Eps(e) => CurvePoint::Eps(e),
-        })
-        .collect();
-    let query = CheckQuery {
-        pair: super::pair_query(mechanism, n, k, settings, Backend::Interval),
-        points,
-        sweep: Vec::new(),
-        plot_samples: 0,
-    };
-    let again = crate::check::check(&query)?.base;
-    tally.route("predictions, labels and points recomputed (uncertified, by the producing code)");
     let recorded = report["comparisons"]
         .as_array()
         .map_or(&[][..], Vec::as_slice);
@@ -486,11 +537,22 @@ fn check_predictions(
     // values (each shown to hold its verified values above).
     recorded
         .iter()
-        .zip(again.comparisons)
+        .zip(&again.comparisons)
         .enumerate()
         .map(|(j, (c, want))| {
-            let field = format!("{rp}comparisons.{j}.certified");
-            Ok(want.against(enclosure_at(&c["certified"], &field)?))
+            let field = format!("{rp}comparisons.{j}");
+            let made = want.clone().against(enclosure_at(
+                &c["certified"],
+                &format!("{field}.certified"),
+            )?);
+            if c["abs_error"] != serde_json::json!(made.abs_error)
+                || c["rel_error"] != serde_json::json!(made.rel_error)
+            {
+                tally.problem(format!(
+                    "{field}: its errors are not the prediction's against the certified value"
+                ));
+            }
+            Ok(made)
         })
         .collect()
 }

@@ -5,12 +5,11 @@
 //! code (they are uncertified) and held against the end it predicts, its verdict re-derived.
 
 use super::bounds::{RangeAt, verify_index, verify_range};
-use super::{Tally, enclosure_at, higher_precision, users_at};
+use super::{Tally, enclosure_at, users_at};
 use crate::bounds::index::shuffle_index_for;
-use crate::bounds::predict::{PredictedRow, check_delta, index_predictions};
+use crate::bounds::predict::{PredictedRow, check_delta, compare, index_predictions};
 use crate::bounds::range::Target;
 use crate::certificate::Settings;
-use crate::check::Verdict;
 use crate::enclosure::{exact_string, with_exact_endpoints};
 use crate::error::{Error, Result};
 use crate::mechanism::randomizer::Randomizer;
@@ -101,7 +100,7 @@ pub(super) fn verify_index_check(
     {
         tally.problem("report.epsilon_range: not the verified row method.ranges.1.results.0");
     }
-    verify_index(report, r, higher_precision(settings), tally)?;
+    verify_index(report, r, settings, tally)?;
     // The predictions, made again (uncertified), each against the end it predicts.
     let index = shuffle_index_for(r, settings.backend)?;
     let wanted = index_predictions(&eps, n, &index);
@@ -144,7 +143,13 @@ pub(super) fn verify_index_check(
             continue;
         }
         let certified = enclosure_at(&got["certified"], &format!("{field}.certified"))?;
-        let verdict = Verdict::of(&want.predicted.formula, &certified);
+        let made = compare(want, &certified);
+        if got["rel_error"] != json!(made.rel_error) {
+            tally.problem(format!(
+                "{field}.rel_error: not the prediction's against the certified value"
+            ));
+        }
+        let verdict = made.verdict;
         if got["verdict"] != verdict.name() {
             tally.problem(format!(
                 "{field}.verdict: says {}, but the prediction against the certified value is {}",

@@ -424,7 +424,7 @@ pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
             .map(|(n, _)| n.to_string())
             .collect();
         s += &format!(
-            "\nobserved convergence order of |error| (n = {}; k/n and t fixed)\n",
+            "\nobserved convergence order of |error| (n = {}; t fixed, k/n kept as near as whole users allow)\n",
             ns.join(", ")
         );
         let rows: Vec<Vec<String>> = r
