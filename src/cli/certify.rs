@@ -373,6 +373,16 @@ pub fn profile_notes(q: &ProfileQuery, p: &Profile) -> Vec<&'static str> {
     notes
 }
 
+/// The notes behind a certified range of `bounds` (and the shuffle index beside it).
+const RANGE_NOTES: [&str; 6] = [
+    "README.md",
+    "arithmetic.md",
+    "mechanisms.md",
+    "privacy-curves.md",
+    "blanket-bounds.md",
+    "shuffle-index.md",
+];
+
 /// The parts of a range's certificate: the report, and every sum behind it (each ordered
 /// pair's blanket sum, each triple's concrete pair, the bracket of an irrational `e^eps0`) and,
 /// for binary inputs, the exact profile's proof.
@@ -383,14 +393,7 @@ pub fn bounds_parts<'a>(
     profile: Option<&(ProfileQuery, Profile)>,
 ) -> Parts<'a> {
     let r = &query.randomizer;
-    let mut notes = vec![
-        "README.md",
-        "arithmetic.md",
-        "mechanisms.md",
-        "privacy-curves.md",
-        "blanket-bounds.md",
-        "shuffle-index.md",
-    ];
+    let mut notes = RANGE_NOTES.to_vec();
     if matches!(query.target, crate::bounds::range::Target::Epsilon(_)) {
         notes.push("epsilon-for-delta.md");
     }
@@ -513,16 +516,11 @@ pub fn index_check_parts<'a>(
             "route": "the certified range of delta_M at every eps and of eps_M at delta = 1/n, as `bounds` computes them (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair of every summed triple); each prediction of the shuffle index held against the end it predicts",
             "ranges": ranges,
         }),
-        proofs_notes: vec![
-            "README.md",
-            "arithmetic.md",
-            "mechanisms.md",
-            "privacy-curves.md",
-            "blanket-bounds.md",
-            "shuffle-index.md",
-            "epsilon-for-delta.md",
-            "check-index.md",
-        ],
+        proofs_notes: [
+            &RANGE_NOTES[..],
+            &["epsilon-for-delta.md", "check-index.md"],
+        ]
+        .concat(),
     }
 }
 

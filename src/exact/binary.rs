@@ -229,7 +229,10 @@ pub fn trim<S: Scalar>(law: WindowLaw<S>, tau_bits: Option<u32>, ctx: &S::Ctx) -
         .rposition(|v| !below(v))
         .expect("a kept value");
     // As a binomial window does, keep the first value below the cut at each end.
-    let (first, last) = (first.saturating_sub(1), (last + 1).min(law.values.len() - 1));
+    let (first, last) = (
+        first.saturating_sub(1),
+        (last + 1).min(law.values.len() - 1),
+    );
     if first == 0 && last + 1 == law.values.len() {
         return law;
     }

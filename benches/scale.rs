@@ -1,0 +1,72 @@
+//! Issue 21: questions at deployment scale, whole process (the release binary), 2 cores.
+//! Targets: binary RR ε0 = 1, ε_M at δ = 1e-6, n = 10⁵ in ≤ 2 s and n = 10⁶ in ≤ 60 s; the
+//! ternary pair of the issue (`fixtures/mechanisms/ternary.toml`) at n = 10⁴, k = 5000, ε at δ = 1e-6 in ≤ 1 s.  Run one row with
+//! `cargo bench --bench scale -- "n=100000"`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::process::Command;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_shufflecert");
+
+fn run(args: &[&str]) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn binary_profile(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale: binary-rr eps0=1 profile, eps at delta=1e-6");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(30));
+    for n in ["100000", "1000000"] {
+        group.bench_function(format!("n={n}"), |b| {
+            b.iter(|| {
+                run(&[
+                    "profile",
+                    "-m",
+                    "binary-rr:eps0=1",
+                    "--n",
+                    n,
+                    "--delta",
+                    "1e-6",
+                ])
+            })
+        });
+    }
+    group.finish();
+}
+
+fn ternary_pair(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale: ternary pair");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+    group.bench_function("n=10000 k=5000, eps at delta=1e-6", |b| {
+        b.iter(|| {
+            run(&[
+                "epsilon",
+                "-m",
+                "fixtures/mechanisms/ternary.toml",
+                "--n",
+                "10000",
+                "--k",
+                "5000",
+                "--delta",
+                "1e-6",
+            ])
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, binary_profile, ternary_pair);
+criterion_main!(benches);
