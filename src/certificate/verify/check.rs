@@ -2,7 +2,10 @@
 //! point's ε bracket and its divergences are recomputed by the pair routes; each point's ε is
 //! held in its bracket exactly (ε = tμ_n, μ_n² = I_π/n with I_π exact for a rational mechanism);
 //! each comparison's certified enclosure must contain what the verified values give, and its
-//! verdict is re-derived from it.  Predictions stay uncertified: only their labels are checked.
+//! verdict is re-derived from it.  Predictions stay uncertified: they are made again by the
+//! producing code and must match, labels, formulas and errors included.  A sweep's other sizes
+//! are checked the same way (their k scaled, their points the base's, t kept), and its order
+//! fits made again from the verified values.  `check` without `--k` is `index_check`.
 
 use super::pair::{PairSubject, delta_routes};
 use super::{Tally, enclosure_at, u64_at, users_at};
