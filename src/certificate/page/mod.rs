@@ -291,7 +291,7 @@ fn scalars_table(v: &Value) -> String {
     if rows.is_empty() {
         return "<p>—</p>\n".into();
     }
-    table_html(&["field".into(), "value".into()], rows)
+    table_html(&["field", "value"], rows)
 }
 
 /// Routes, confirmed count and problems.
@@ -455,10 +455,7 @@ fn enclosures_table(report: &Value, problems: &[String]) -> String {
     if rows.is_empty() {
         return "<p>The report holds no enclosure.</p>\n".into();
     }
-    table_html(
-        &["place in the report".into(), "enclosure".into(), "".into()],
-        rows,
-    )
+    table_html(&["place in the report", "enclosure", ""], rows)
 }
 
 // ---- small helpers shared with `kinds` ----
@@ -501,11 +498,12 @@ fn array(v: &Value) -> &[Value] {
     v.as_array().map_or(&[], Vec::as_slice)
 }
 
-/// An HTML table; the header is escaped, the cells are HTML already.
-fn table_html(header: &[String], rows: Vec<Vec<String>>) -> String {
+/// An HTML table; the header and the cells are HTML already (escape what came from the
+/// certificate).
+fn table_html(header: &[impl AsRef<str>], rows: Vec<Vec<String>>) -> String {
     let mut s = String::from("<table>\n<tr>");
     for h in header {
-        let _ = write!(s, "<th>{h}</th>");
+        let _ = write!(s, "<th>{}</th>", h.as_ref());
     }
     s += "</tr>\n";
     for r in rows {

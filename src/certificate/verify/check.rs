@@ -476,11 +476,11 @@ fn verify_at(
     Ok((mu2, verified, optimistic))
 }
 
-/// The predictions and what they are compared with, recomputed.  They depend only on the
-/// mechanism, n, k and the points, and are uncertified, so the producing code runs again: the
-/// certificate must show every comparison it makes, with the same labels, points and formula
-/// enclosures (the verdicts then follow from the verified certified values), and the same
-/// mixture constants.
+/// The recorded comparisons held against `again`, the check made again by the producing code
+/// (the predictions depend only on the mechanism, n, k and the points, and are uncertified):
+/// the certificate must show every comparison it makes, with the same labels, points, formula
+/// enclosures and errors (the verdicts then follow from the verified certified values), and
+/// the same mixture constants.
 fn check_predictions(
     at: &At<'_>,
     again: &crate::check::CheckAt,

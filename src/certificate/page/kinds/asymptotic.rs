@@ -86,16 +86,14 @@ pub(super) fn check(cert: &Value) -> Kind {
          unsafe as a guarantee), <i>conservative</i> (above) or <i>inside</i>.</p>\n",
         esc(&pair_words(report))
     );
-    let header: Vec<String> = [
+    let header = [
         "quantity",
         "at",
         "prediction (uncertified)",
         "predicted",
         "certified",
         "verdict",
-    ]
-    .map(String::from)
-    .to_vec();
+    ];
     let rows = comparisons
         .iter()
         .map(|c| {
@@ -171,16 +169,14 @@ pub(super) fn check(cert: &Value) -> Kind {
     if !sizes.is_empty() {
         html += "<p>The other sizes of the sweep, each checked as above (t fixed, k/n kept as near \
                  as whole users allow); the certificate holds every comparison at each.</p>\n";
-        let header: Vec<String> = [
+        let header = [
             "n",
             "k",
             "comparisons",
             "optimistic",
             "inside",
             "conservative",
-        ]
-        .map(String::from)
-        .to_vec();
+        ];
         html += &table_html(
             &header,
             sizes
@@ -211,15 +207,13 @@ pub(super) fn check(cert: &Value) -> Kind {
                  a least-squares fit of ln |error| against ln n: <b>uncertified</b> doubles, for \
                  reading (the certificate holds every n's certified values, and verify makes the \
                  fits again from them).</p>\n";
-        let header: Vec<String> = [
+        let header = [
             "quantity",
             "prediction",
             "errors (n: error)",
             "observed order",
             "claimed",
-        ]
-        .map(String::from)
-        .to_vec();
+        ];
         html += &table_html(
             &header,
             fits.iter()
@@ -295,16 +289,14 @@ pub(super) fn index_check(cert: &Value) -> Kind {
                 .map_or("–".into(), |e| short(&e))
         ),
     );
-    let header: Vec<String> = [
+    let header = [
         "at",
         "end",
         "prediction (uncertified)",
         "predicted",
         "certified",
         "verdict",
-    ]
-    .map(String::from)
-    .to_vec();
+    ];
     html += &table_html(
         &header,
         predictions
@@ -333,7 +325,7 @@ pub(super) fn index_check(cert: &Value) -> Kind {
         let (Some(x), Some((lo, _)), Some((_, hi))) = (
             row["eps"]
                 .as_str()
-                .and_then(|e| crate::enclosure::parse_rational(e))
+                .and_then(crate::enclosure::parse_rational)
                 .map(|e| e.to_f64()),
             ends(&row["range"]["lower"]["value"]),
             ends(&row["range"]["upper"]["value"]),
@@ -432,9 +424,7 @@ pub(super) fn limit(cert: &Value) -> Kind {
         code(&text(&report["k_rule"]))
     );
     let thresholds = array(&report["thresholds"]);
-    let header: Vec<String> = ["ε", "limit δ_{Q‖P}", "limit δ_{P‖Q}"]
-        .map(String::from)
-        .to_vec();
+    let header = ["ε", "limit δ_{Q‖P}", "limit δ_{P‖Q}"];
     html += &table_html(
         &header,
         thresholds
@@ -448,7 +438,7 @@ pub(super) fn limit(cert: &Value) -> Kind {
             })
             .collect(),
     );
-    let header: Vec<String> = [
+    let header = [
         "n",
         "k",
         "ε",
@@ -456,9 +446,7 @@ pub(super) fn limit(cert: &Value) -> Kind {
         "gap to the limit",
         "δ_{P‖Q}",
         "gap to the limit",
-    ]
-    .map(String::from)
-    .to_vec();
+    ];
     let mut rows = Vec::new();
     for row in array(&report["rows"]) {
         for r in array(&row["results"]) {
@@ -561,9 +549,7 @@ pub(super) fn berry_esseen(cert: &Value) -> Kind {
          <b>uncertified</b> observations.</p>\n",
         esc(&text(&report["scope"]))
     );
-    let header: Vec<String> = ["λ", "c", "ε", "δ_{Q‖P}", "δ_{P‖Q}", "Gaussian δ", "gap"]
-        .map(String::from)
-        .to_vec();
+    let header = ["λ", "c", "ε", "δ_{Q‖P}", "δ_{P‖Q}", "Gaussian δ", "gap"];
     let mut rows = Vec::new();
     let rows_json = array(&report["rows"]);
     for row in rows_json {

@@ -176,11 +176,11 @@ pub(super) fn audit(cert: &Value) -> Kind {
         .collect();
     html += &table_html(
         &[
-            "line".into(),
-            "claim".into(),
-            "verdict".into(),
-            "certified values at the claim".into(),
-            "evidence".into(),
+            "line",
+            "claim",
+            "verdict",
+            "certified values at the claim",
+            "evidence",
         ],
         rows,
     );

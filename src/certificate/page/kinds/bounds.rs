@@ -172,10 +172,7 @@ pub(super) fn bounds(cert: &Value) -> Kind {
             ]
         })
         .collect();
-        html += &table_html(
-            &["index".into(), "χ".into(), "χ²".into(), "pair".into()],
-            rows,
-        );
+        html += &table_html(&["index", "χ", "χ²", "pair"], rows);
     }
 
     // The range against ε (δ targets with several thresholds).

@@ -30,7 +30,7 @@ pub(super) fn compare(cert: &Value) -> Kind {
             ]);
         }
         html += "<h3>Local parameters (what the published bounds are stated in)</h3>\n";
-        html += &table_html(&["parameter".into(), "value".into()], rows);
+        html += &table_html(&["parameter", "value"], rows);
     }
     let mut figure_points = Vec::new();
     for r in results {
@@ -71,7 +71,7 @@ pub(super) fn compare(cert: &Value) -> Kind {
                 cell(&r["boundary_pair_eps"]),
             ]);
         }
-        html += &table_html(&["quantity".into(), "certified enclosure".into()], rows);
+        html += &table_html(&["quantity", "certified enclosure"], rows);
         let bounds = array(&r["bounds"]);
         let rows = bounds
             .iter()
@@ -91,11 +91,11 @@ pub(super) fn compare(cert: &Value) -> Kind {
             .collect();
         html += &table_html(
             &[
-                "published bound".into(),
-                "status".into(),
-                "its ε".into(),
-                "ratio to the certified ε".into(),
-                "validity and source".into(),
+                "published bound",
+                "status",
+                "its ε",
+                "ratio to the certified ε",
+                "validity and source",
             ],
             rows,
         );

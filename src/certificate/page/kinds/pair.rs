@@ -123,7 +123,7 @@ pub(super) fn epsilon(cert: &Value) -> Kind {
         code(&text(&report["delta"])),
         esc(&pair_words(report))
     );
-    html += &table_html(&["quantity".into(), "certified enclosure".into()], rows);
+    html += &table_html(&["quantity", "certified enclosure"], rows);
     let witnesses = &report["witnesses"];
     if let Some(w) = witnesses.as_object() {
         html += "<h3>Witnesses</h3>\n<p class=\"sub\">δ at the certified thresholds: δ(c_hi) ≤ D and δ(c_lo) > D, so ε lies in [ln c_lo, ln c_hi].</p>\n";
@@ -140,13 +140,7 @@ pub(super) fn epsilon(cert: &Value) -> Kind {
             })
             .collect();
         html += &table_html(
-            &[
-                "direction".into(),
-                "c_lo".into(),
-                "c_hi".into(),
-                "δ(c_hi)".into(),
-                "singular mass".into(),
-            ],
+            &["direction", "c_lo", "c_hi", "δ(c_hi)", "singular mass"],
             rows,
         );
     }
@@ -226,7 +220,7 @@ pub(super) fn divergences(cert: &Value) -> Kind {
         esc(&pair_words(report)),
         esc(&text(&report["units"]))
     );
-    html += &table_html(&["quantity".into(), "certified enclosure".into()], rows);
+    html += &table_html(&["quantity", "certified enclosure"], rows);
     let mut reproduce = Vec::new();
     if let Some(mut line) = pair_command(cert) {
         if !orders.is_empty() {

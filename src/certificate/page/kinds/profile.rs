@@ -111,10 +111,10 @@ pub(super) fn profile(cert: &Value) -> Kind {
         .collect();
     html += &table_html(
         &[
-            "quantity (worst case over every k, both orders)".into(),
-            "certified enclosure".into(),
-            "argmax".into(),
-            "resolved".into(),
+            "quantity (worst case over every k, both orders)",
+            "certified enclosure",
+            "argmax",
+            "resolved",
         ],
         table_rows,
     );
@@ -150,7 +150,7 @@ pub(super) fn profile(cert: &Value) -> Kind {
                 ]
             })
             .collect();
-        html += &table_html(&["shard".into(), "k".into(), "digest".into()], rows);
+        html += &table_html(&["shard", "k", "digest"], rows);
     }
 
     let mut figures = Vec::new();
