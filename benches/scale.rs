@@ -68,5 +68,40 @@ fn ternary_pair(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, binary_profile, ternary_pair);
+/// A range audit of 20 claims at one n against one `bounds` run at that n (target: ≤ 1.5×).
+/// The audit exits 1 (some claims are unsound), so only its output is required.
+fn range_audit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale: k-rr k=4 exp_eps0=3 on 4 inputs, n=10000");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(40));
+    let mechanism = "k-rr:k=4,exp_eps0=3,inputs=4";
+    group.bench_function("bounds, eps at delta=1e-6", |b| {
+        b.iter(|| run(&["bounds", "-m", mechanism, "--n", "10000", "--delta", "1e-6"]))
+    });
+    group.bench_function("audit, 20 claims", |b| {
+        b.iter(|| {
+            let out = Command::new(BIN)
+                .args([
+                    "audit",
+                    "-m",
+                    mechanism,
+                    "--claims",
+                    "fixtures/claims/range-k-rr-4-n10000.csv",
+                ])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .expect("the binary runs");
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, binary_profile, ternary_pair, range_audit);
 criterion_main!(benches);

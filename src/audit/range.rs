@@ -23,7 +23,7 @@ use super::claim_side;
 use super::claims::{Claim, ClaimKind};
 use super::verdict::{Verdict, judge};
 use crate::bounds::range::{
-    BoundsQuery, RangeProof, RangeRow, Target, bounds_with_proof, check_time,
+    BoundsQuery, RangeProof, RangeRow, Target, bounds_shared, check_time_shared,
 };
 use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
@@ -116,59 +116,75 @@ pub fn check_claims(randomizer: &Randomizer, claims: &[Claim], path: &str) -> Re
     Ok(())
 }
 
-/// Runs the audit: one `bounds` range per n at every claimed ε, and one per claimed δ.
+/// Runs the audit: per n, one shared `bounds` computation (every pair's windows built once) that
+/// gives the range of δ at every claimed ε and of ε at every claimed δ.  Every n is timed
+/// before any is computed, and only one n's windows are held at a time.
 pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
     check_claims(&q.randomizer, &q.claims, &q.path)?;
-    let mut ranges: Vec<AuditedRange> = Vec::new();
-    let mut bounds_at = |n: u64, target: Target| -> Result<Vec<RangeRow>> {
-        let query = BoundsQuery {
-            randomizer: q.randomizer.clone(),
-            n,
-            target: target.clone(),
-            options: q.options.clone(),
-            backend: q.backend,
-            escalate_above: q.escalate_above,
-        };
-        check_time(&query)?;
-        let (rows, proof) = bounds_with_proof(&query)?;
-        ranges.push(AuditedRange {
-            n,
-            target,
-            rows: rows.clone(),
-            proof,
-        });
-        Ok(rows)
-    };
-    // Per n: the distinct claimed ε (in order) and their ranges.
-    let mut eps_by_n: BTreeMap<u64, Vec<Rational>> = BTreeMap::new();
+    // Per n: the distinct claimed ε and δ, in order.
+    let mut by_n: BTreeMap<u64, (Vec<Rational>, Vec<Rational>)> = BTreeMap::new();
     for c in &q.claims {
-        let list = eps_by_n.entry(c.n).or_default();
-        if !list.contains(&c.eps) {
-            list.push(c.eps.clone());
+        let (eps, deltas) = by_n.entry(c.n).or_default();
+        if !eps.contains(&c.eps) {
+            eps.push(c.eps.clone());
+        }
+        if let Some(d) = wants_eps_range(c).filter(|d| !deltas.contains(d)) {
+            deltas.push(d.clone());
         }
     }
+    let plans: Vec<(BoundsQuery, Vec<Target>)> = by_n
+        .into_iter()
+        .map(|(n, (eps, deltas))| {
+            let thresholds = eps.into_iter().map(Threshold::Eps).collect();
+            let targets = std::iter::once(Target::Delta(thresholds))
+                .chain(deltas.into_iter().map(Target::Epsilon))
+                .collect();
+            let query = BoundsQuery {
+                randomizer: q.randomizer.clone(),
+                n,
+                target: Target::Delta(Vec::new()),
+                options: q.options.clone(),
+                backend: q.backend,
+                escalate_above: q.escalate_above,
+            };
+            (query, targets)
+        })
+        .collect();
+    for (query, targets) in &plans {
+        check_time_shared(query, targets)?;
+    }
+    let mut ranges: Vec<AuditedRange> = Vec::new();
     let mut delta_ranges: BTreeMap<(u64, Rational), RangeRow> = BTreeMap::new();
-    let progress = Stage::start("audit", "claims", q.claims.len() as u64);
-    for (n, eps) in &eps_by_n {
-        let thresholds = eps.iter().cloned().map(Threshold::Eps).collect();
-        for (e, row) in eps.iter().zip(bounds_at(*n, Target::Delta(thresholds))?) {
-            delta_ranges.insert((*n, e.clone()), row);
-        }
-    }
     let mut eps_ranges: BTreeMap<(u64, Rational), RangeRow> = BTreeMap::new();
+    let progress = Stage::start("audit", "sizes n", plans.len() as u64);
+    for (query, targets) in &plans {
+        let n = query.n;
+        for (target, (rows, proof)) in targets.iter().zip(bounds_shared(query, targets)?) {
+            match target {
+                Target::Delta(thresholds) => {
+                    for (t, row) in thresholds.iter().zip(&rows) {
+                        let Threshold::Eps(e) = t else {
+                            unreachable!("claims give ε")
+                        };
+                        delta_ranges.insert((n, e.clone()), row.clone());
+                    }
+                }
+                Target::Epsilon(d) => {
+                    eps_ranges.insert((n, d.clone()), rows[0].clone());
+                }
+            }
+            ranges.push(AuditedRange {
+                n,
+                target: target.clone(),
+                rows,
+                proof,
+            });
+        }
+        progress.advance(1);
+    }
     let mut reports = Vec::with_capacity(q.claims.len());
     for c in &q.claims {
-        let eps_range = match wants_eps_range(c) {
-            Some(d) => {
-                let key = (c.n, d.clone());
-                if !eps_ranges.contains_key(&key) {
-                    let row = bounds_at(c.n, Target::Epsilon(d.clone()))?.remove(0);
-                    eps_ranges.insert(key.clone(), row);
-                }
-                eps_ranges.get(&key).cloned()
-            }
-            None => None,
-        };
+        let eps_range = wants_eps_range(c).map(|d| eps_ranges[&(c.n, d.clone())].clone());
         let range = delta_ranges[&(c.n, c.eps.clone())].clone();
         let (side, claimed) = claim_side(c);
         let report = RangeReport {
@@ -181,7 +197,6 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
             verdict: judge(&report.enclosure(), side, &claimed),
             ..report
         });
-        progress.advance(1);
     }
     Ok(RangeAudit { reports, ranges })
 }

@@ -16,7 +16,7 @@
 //! What is inferred from the excerpt is listed in proofs-notes/shuffle-index.md.
 
 use super::index::IndexValue;
-use super::range::{BoundsQuery, RangeProof, RangeRow, Target, bounds_with_proof, check_time};
+use super::range::{BoundsQuery, RangeProof, RangeRow, Target, bounds_shared, check_time_shared};
 use crate::arith::mpfr::MpfrInterval;
 use crate::arith::special::normal_pdf;
 use crate::arith::{Scalar, Transcendental};
@@ -257,18 +257,15 @@ pub fn index_check(
     index: &(IndexValue, IndexValue),
 ) -> Result<IndexCheck> {
     let delta = check_delta(q.n);
-    let delta_query = BoundsQuery {
-        target: Target::Delta(eps.iter().cloned().map(Threshold::Eps).collect()),
-        ..q.clone()
-    };
-    let epsilon_query = BoundsQuery {
-        target: Target::Epsilon(delta.clone()),
-        ..q.clone()
-    };
-    check_time(&delta_query)?;
-    check_time(&epsilon_query)?;
-    let (delta_rows, delta_proof) = bounds_with_proof(&delta_query)?;
-    let (mut epsilon_rows, epsilon_proof) = bounds_with_proof(&epsilon_query)?;
+    // One shared computation: every pair's windows serve both targets.
+    let targets = [
+        Target::Delta(eps.iter().cloned().map(Threshold::Eps).collect()),
+        Target::Epsilon(delta.clone()),
+    ];
+    check_time_shared(q, &targets)?;
+    let mut ranges = bounds_shared(q, &targets)?.into_iter();
+    let (delta_rows, delta_proof) = ranges.next().expect("the delta target");
+    let (mut epsilon_rows, epsilon_proof) = ranges.next().expect("the epsilon target");
     let epsilon_row = epsilon_rows.remove(0);
     let comparisons = index_predictions(eps, q.n, index)
         .into_iter()

@@ -112,6 +112,9 @@ struct SumJob<'a> {
     classes: Vec<Class>,
     gamma: Rational,
     query: &'a BoundsQuery,
+    /// What is evaluated on the sum, in order (the query's own target, or an audit's several):
+    /// the rows of every target, concatenated.
+    targets: &'a [Target],
 }
 
 impl Computation for SumJob<'_> {
@@ -142,48 +145,71 @@ impl Computation for SumJob<'_> {
         let q = self.query;
         let sum = BlanketSum::<S>::build(&self.classes, &self.gamma, q.n, &q.options, ctx)?;
         let mut arithmetic = arithmetic;
-        let values = match &q.target {
-            Target::Delta(thresholds) => {
-                let tilted =
-                    [Direction::Qp, Direction::Pq].map(|dir| TiltedSums::new::<S>(self, dir, ctx));
-                let mut values = Vec::with_capacity(thresholds.len());
-                for t in thresholds {
-                    let mut row = [Direction::Qp, Direction::Pq].map(|dir| sum.at(dir, t, ctx));
-                    for (sums, value) in tilted.iter().zip(&mut row) {
-                        if let Some(better) = sums.refine(t, value)? {
-                            *value = better;
-                        }
+        // Tilted sums per direction, shared by every target: each is valid for every t at or
+        // above the t0 it was built for.
+        // What the tilted sums of both directions hold, beside the sum itself (the memory
+        // guard counts both).
+        let held = std::cell::Cell::new(sum.bytes);
+        let tilted =
+            [Direction::Qp, Direction::Pq].map(|dir| TiltedSums::new::<S>(self, dir, &held, ctx));
+        // The ε searches first, from the largest target δ down: each root lies above the last
+        // one's (D is non-increasing), so the steering starts there.
+        let mut searches: Vec<(&Rational, Option<[Enclosure; 2]>)> = self
+            .targets
+            .iter()
+            .filter_map(|t| match t {
+                Target::Epsilon(delta) => Some((delta, None)),
+                Target::Delta(_) => None,
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..searches.len()).collect();
+        order.sort_by(|&i, &j| searches[j].0.cmp(searches[i].0));
+        let mut from: [Option<f64>; 2] = [None, None];
+        for i in order {
+            let delta = searches[i].0;
+            let mut row = Vec::with_capacity(2);
+            for (d, (dir, tilted)) in [Direction::Qp, Direction::Pq]
+                .into_iter()
+                .zip(&tilted)
+                .enumerate()
+            {
+                // A probe below the truncation depth is evaluated again on tilted windows (any
+                // failure there keeps the first, equally valid, enclosure).
+                let refine = |c: &Rational, value: Enclosure| -> Enclosure {
+                    match tilted.refine(&Threshold::ExpEps(c.clone()), &value) {
+                        Ok(Some(better)) => better,
+                        _ => value,
                     }
-                    // Each is a hockey-stick divergence of two probability laws
-                    // (proofs-notes/blanket-bounds.md): in [0, 1].
-                    values.push(row.map(Enclosure::clamp_probability));
-                }
-                if tilted.iter().any(|t| !t.built.borrow().is_empty()) {
-                    arithmetic += " (values below the truncation depth: tilted windows in MPFR)";
-                }
-                values
+                };
+                let found = sum.epsilon_for(dir, delta, ctx, &refine, from[d])?;
+                from[d] = Some(found.exp_lo.to_f64()).filter(|t| t.is_finite());
+                row.push(found.eps);
             }
-            Target::Epsilon(delta) => {
-                let mut row = Vec::with_capacity(2);
-                for dir in [Direction::Qp, Direction::Pq] {
-                    // A probe below the truncation depth is evaluated again on tilted windows
-                    // (any failure there keeps the first, equally valid, enclosure).
-                    let tilted = TiltedSums::new::<S>(self, dir, ctx);
-                    let refine = |c: &Rational, value: Enclosure| -> Enclosure {
-                        match tilted.refine(&Threshold::ExpEps(c.clone()), &value) {
-                            Ok(Some(better)) => better,
-                            _ => value,
+            searches[i].1 = Some([row[0].clone(), row[1].clone()]);
+        }
+        let mut searched = searches.into_iter().map(|(_, row)| row.expect("searched"));
+        let mut values = Vec::with_capacity(rows_of(self.targets));
+        for target in self.targets {
+            match target {
+                Target::Delta(thresholds) => {
+                    for t in thresholds {
+                        let mut row = [Direction::Qp, Direction::Pq].map(|dir| sum.at(dir, t, ctx));
+                        for (sums, value) in tilted.iter().zip(&mut row) {
+                            if let Some(better) = sums.refine(t, value)? {
+                                *value = better;
+                            }
                         }
-                    };
-                    row.push(sum.epsilon_for(dir, delta, ctx, &refine)?.eps);
-                    if !tilted.built.borrow().is_empty() && !arithmetic.contains("tilted") {
-                        arithmetic +=
-                            " (values below the truncation depth: tilted windows in MPFR)";
+                        // Each is a hockey-stick divergence of two probability laws
+                        // (proofs-notes/blanket-bounds.md): in [0, 1].
+                        values.push(row.map(Enclosure::clamp_probability));
                     }
                 }
-                vec![[row[0].clone(), row[1].clone()]]
+                Target::Epsilon(_) => values.push(searched.next().expect("one per target")),
             }
-        };
+        }
+        if tilted.iter().any(|t| !t.built.borrow().is_empty()) {
+            arithmetic += " (values below the truncation depth: tilted windows in MPFR)";
+        }
         Ok(Computed {
             result: TwoSided(values),
             arithmetic,
@@ -198,9 +224,14 @@ impl Computation for SumJob<'_> {
 /// Tilted sums of one direction, each valid for every `t` at or above its `t0` (`upper::Tilt`):
 /// an ε search reuses them for its probes and builds a new one only below them, or when the
 /// windows have drifted too far from where the sum's mass lies.
+///
+/// Only the latest sum is kept: its memory and the untilted sum's are what the memory guard
+/// counts against `--max-memory-gib` when another is built.
 struct TiltedSums<'a> {
     job: &'a SumJob<'a>,
     dir: Direction,
+    /// Bytes held by every sum of the job (shared by both directions).
+    held: &'a std::cell::Cell<f64>,
     mpfr: MpfrCtx,
     built: std::cell::RefCell<Vec<(Rational, BlanketSum<MpfrInterval>)>>,
 }
@@ -213,10 +244,16 @@ fn unresolved(value: &Enclosure) -> bool {
 }
 
 impl<'a> TiltedSums<'a> {
-    fn new<S: Scalar>(job: &'a SumJob<'a>, dir: Direction, ctx: &S::Ctx) -> Self {
+    fn new<S: Scalar>(
+        job: &'a SumJob<'a>,
+        dir: Direction,
+        held: &'a std::cell::Cell<f64>,
+        ctx: &S::Ctx,
+    ) -> Self {
         TiltedSums {
             job,
             dir,
+            held,
             mpfr: MpfrCtx {
                 precision: S::precision_bits(ctx).max(128),
             },
@@ -258,8 +295,14 @@ impl<'a> TiltedSums<'a> {
                 };
                 // Tilted windows cut at 2^-96 of their mode: the slack is then about 10⁻²⁹ of
                 // the value (the kept sum is of the order of the tilted law's scale).
+                // The earlier tilted sum is dropped; the new one gets the memory left.
+                for (_, old) in self.built.borrow_mut().drain(..) {
+                    self.held.set(self.held.get() - old.bytes);
+                }
                 let options = PairOptions {
                     truncation_bits: job.query.options.truncation_bits.or(Some(96)),
+                    memory_limit: (job.query.options.memory_limit as f64 - self.held.get()).max(0.0)
+                        as u64,
                     ..job.query.options.clone()
                 };
                 let sum = BlanketSum::<MpfrInterval>::build_tilted(
@@ -271,6 +314,7 @@ impl<'a> TiltedSums<'a> {
                     &self.mpfr,
                 )?;
                 let v = sum.at(self.dir, threshold, &self.mpfr);
+                self.held.set(self.held.get() + sum.bytes);
                 self.built.borrow_mut().push((t, sum));
                 v
             }
@@ -402,12 +446,25 @@ pub fn bounds(q: &BoundsQuery) -> Result<Vec<RangeRow>> {
 ///
 /// Call [`check_time`] first.
 pub fn bounds_with_proof(q: &BoundsQuery) -> Result<(Vec<RangeRow>, RangeProof)> {
+    Ok(bounds_shared(q, std::slice::from_ref(&q.target))?.remove(0))
+}
+
+/// The certified ranges of several targets at one n (the query's own target is not used), with
+/// the sums behind each: every pair's windows are built once and evaluated at every target, so
+/// an audit's claims (δ at each claimed ε, ε at each claimed δ) cost about one range.  Each
+/// target's rows and proof are those [`bounds_with_proof`] gives for it alone.
+///
+/// Call [`check_time_shared`] first.
+pub fn bounds_shared(
+    q: &BoundsQuery,
+    targets: &[Target],
+) -> Result<Vec<(Vec<RangeRow>, RangeProof)>> {
     let mut proof = RangeProof::default();
     let Some(bracket) = q.randomizer.rational_bracket(EXP_EPS0_BRACKET_BITS)? else {
         let exact = Exact::of(&q.randomizer)?;
-        let upper = upper_end(q, &exact, &mut proof)?;
-        let (lower, scope) = lower_end(q, &exact, &mut proof)?;
-        return Ok((assemble(q, lower, upper, scope), proof));
+        let upper = upper_end(q, targets, &exact, &mut proof)?;
+        let (lower, scope) = lower_end(q, targets, &exact, &mut proof)?;
+        return Ok(assemble(targets, lower, upper, scope, proof));
     };
     proof.exp_eps0 = Some(bracket.exp_eps0.clone());
     let at = |r: &Randomizer| BoundsQuery {
@@ -415,15 +472,16 @@ pub fn bounds_with_proof(q: &BoundsQuery) -> Result<(Vec<RangeRow>, RangeProof)>
         ..q.clone()
     };
     let (below, above) = (at(&bracket.lower), at(&bracket.upper));
-    let upper = upper_end(&above, &Exact::of(&bracket.upper)?, &mut proof)?;
-    let (mut lower, scope) = lower_end(&below, &Exact::of(&bracket.lower)?, &mut proof)?;
+    let upper = upper_end(&above, targets, &Exact::of(&bracket.upper)?, &mut proof)?;
+    let (mut lower, scope) = lower_end(&below, targets, &Exact::of(&bracket.lower)?, &mut proof)?;
     // Each lower value: the attaining pair's δ between its values at a_lo and a_hi.
     let mut values: Vec<((usize, usize, usize), Vec<Enclosure>)> = Vec::new();
     for (i, slot) in lower.iter_mut().enumerate() {
         let a = slot.as_mut().expect("at least one pair");
         let triple = (a.pair.0, a.pair.1, a.background.unwrap_or(a.pair.0));
         if !values.iter().any(|(t, _)| *t == triple) {
-            values.push((triple, concrete_pair(q, triple.0, triple.1, triple.2)?));
+            let value = concrete_pair_shared(q, targets, triple.0, triple.1, triple.2)?;
+            values.push((triple, value));
         }
         a.value = values
             .iter()
@@ -432,7 +490,7 @@ pub fn bounds_with_proof(q: &BoundsQuery) -> Result<(Vec<RangeRow>, RangeProof)>
             .1[i]
             .clone();
     }
-    Ok((assemble(q, lower, upper, scope), proof))
+    Ok(assemble(targets, lower, upper, scope, proof))
 }
 
 /// Seconds per output column per triple when the triples are enumerated (two 64-bit mixes;
@@ -447,6 +505,16 @@ const EPSILON_SEARCH_FACTOR: f64 = 3.0;
 /// enumeration (cubic in the inputs) and, by one sum timed on the spot, every class-distinct
 /// pair's blanket sum and the summed triples.
 pub fn check_time(q: &BoundsQuery) -> Result<()> {
+    check_time_shared(q, std::slice::from_ref(&q.target))
+}
+
+/// What the evaluations after the first target add, as a fraction of each one's own estimate
+/// when the windows are shared (k-RR on 4 inputs, n = 10⁴: four thresholds cost 1.3× one).
+const SHARED_TARGET_FACTOR: f64 = 0.25;
+
+/// [`check_time`] for [`bounds_shared`]: the most expensive target in full, and each other at
+/// [`SHARED_TARGET_FACTOR`] of its own cost (its windows are already built).
+pub fn check_time_shared(q: &BoundsQuery, targets: &[Target]) -> Result<()> {
     let limit = q.options.time_limit_seconds;
     let (k, d) = (q.randomizer.input_count() as f64, q.randomizer.d() as f64);
     let enumeration = k * (k - 1.0) / 2.0 * k * d * SECONDS_PER_TRIPLE_COLUMN;
@@ -474,7 +542,7 @@ pub fn check_time(q: &BoundsQuery) -> Result<()> {
     let inputs = randomizer.input_count();
     // An ε at a target δ searches over thresholds, each a pass over the sum's values (measured:
     // about 3× a few thresholds' δ).
-    let search = match q.target {
+    let factor_of = |target: &Target| match target {
         Target::Epsilon(_) => match q.backend {
             // Its probes refine to the backend's tolerance, and each below the truncation depth
             // builds tilted sums: in MPFR the search grows about (p/128)^1.7 past 128 bits
@@ -490,6 +558,9 @@ pub fn check_time(q: &BoundsQuery) -> Result<()> {
         },
         Target::Delta(_) => 1.0,
     };
+    let factors: Vec<f64> = targets.iter().map(factor_of).collect();
+    let largest = factors.iter().copied().fold(0.0, f64::max);
+    let search = largest + SHARED_TARGET_FACTOR * (factors.iter().sum::<f64>() - largest);
     let estimate = |(classes, gamma): (Vec<Class>, Rational)| -> f64 {
         search
             * match q.backend {
@@ -566,10 +637,11 @@ pub fn upper_over_lower(lower: &Enclosure, upper: &Enclosure) -> Option<f64> {
 /// the same classes computed once).
 fn upper_end(
     q: &BoundsQuery,
+    targets: &[Target],
     exact: &Exact,
     proof: &mut RangeProof,
 ) -> Result<Vec<Option<Attained>>> {
-    let mut upper: Vec<Option<Attained>> = vec![None; q.target_len()];
+    let mut upper: Vec<Option<Attained>> = vec![None; rows_of(targets)];
     let k = q.randomizer.input_count();
     let mut seen: Vec<Vec<Class>> = Vec::new();
     let progress = Stage::start(
@@ -590,6 +662,7 @@ fn upper_end(
                 classes,
                 gamma,
                 query: q,
+                targets,
             };
             let values = compute(&job)?.result.0;
             proof.upper.push(PairRecord {
@@ -608,10 +681,11 @@ fn upper_end(
 /// `(summed, distinct)`.
 fn lower_end(
     q: &BoundsQuery,
+    targets: &[Target],
     exact: &Exact,
     proof: &mut RangeProof,
 ) -> Result<(Vec<Option<Attained>>, (usize, usize))> {
-    let mut lower: Vec<Option<Attained>> = vec![None; q.target_len()];
+    let mut lower: Vec<Option<Attained>> = vec![None; rows_of(targets)];
     let (summed, distinct) = lower_triples(exact);
     let scope = (summed.len(), distinct);
     let progress = Stage::start(
@@ -626,6 +700,7 @@ fn lower_end(
             classes,
             gamma,
             query: q,
+            targets,
         };
         let background = (q.n > 1).then_some(x2);
         let values = compute(&job)?.result.0;
@@ -640,25 +715,50 @@ fn lower_end(
     Ok((lower, scope))
 }
 
-/// The rows of the range.
+/// The rows of each target's range, and the proof split the same way.
 fn assemble(
-    q: &BoundsQuery,
+    targets: &[Target],
     lower: Vec<Option<Attained>>,
     upper: Vec<Option<Attained>>,
     lower_triples: (usize, usize),
-) -> Vec<RangeRow> {
-    let thresholds: Vec<Option<Threshold>> = match &q.target {
-        Target::Delta(t) => t.iter().cloned().map(Some).collect(),
-        Target::Epsilon(_) => vec![None],
+    proof: RangeProof,
+) -> Vec<(Vec<RangeRow>, RangeProof)> {
+    let mut rows = lower.into_iter().zip(upper);
+    let mut start = 0;
+    let split = |records: &[PairRecord], start: usize, len: usize| -> Vec<PairRecord> {
+        records
+            .iter()
+            .map(|r| PairRecord {
+                values: r.values[start..start + len].to_vec(),
+                ..r.clone()
+            })
+            .collect()
     };
-    thresholds
-        .into_iter()
-        .zip(lower.into_iter().zip(upper))
-        .map(|(threshold, (lower, upper))| RangeRow {
-            threshold,
-            lower: lower.expect("at least one pair"),
-            upper: upper.expect("at least one pair"),
-            lower_triples,
+    targets
+        .iter()
+        .map(|target| {
+            let thresholds: Vec<Option<Threshold>> = match target {
+                Target::Delta(t) => t.iter().cloned().map(Some).collect(),
+                Target::Epsilon(_) => vec![None],
+            };
+            let len = thresholds.len();
+            let target_rows = thresholds
+                .into_iter()
+                .zip(rows.by_ref())
+                .map(|(threshold, (lower, upper))| RangeRow {
+                    threshold,
+                    lower: lower.expect("at least one pair"),
+                    upper: upper.expect("at least one pair"),
+                    lower_triples,
+                })
+                .collect();
+            let target_proof = RangeProof {
+                upper: split(&proof.upper, start, len),
+                lower: split(&proof.lower, start, len),
+                exp_eps0: proof.exp_eps0.clone(),
+            };
+            start += len;
+            (target_rows, target_proof)
         })
         .collect()
 }
@@ -669,6 +769,17 @@ fn assemble(
 /// response given by a real ε0, between its values at the two ends of the bracket of `e^{ε0}`.
 pub fn concrete_pair(
     q: &BoundsQuery,
+    x1: usize,
+    x1_prime: usize,
+    x2: usize,
+) -> Result<Vec<Enclosure>> {
+    concrete_pair_shared(q, std::slice::from_ref(&q.target), x1, x1_prime, x2)
+}
+
+/// [`concrete_pair`] at several targets (their rows concatenated), on one sum.
+fn concrete_pair_shared(
+    q: &BoundsQuery,
+    targets: &[Target],
     x1: usize,
     x1_prime: usize,
     x2: usize,
@@ -684,6 +795,7 @@ pub fn concrete_pair(
             classes,
             gamma,
             query: &q,
+            targets,
         };
         Ok(compute(&job)?
             .result
@@ -697,11 +809,15 @@ pub fn concrete_pair(
     };
     let (below, above) = (at(&bracket.lower)?, at(&bracket.upper)?);
     // A δ lies in [0, 1]; an ε (the target δ's) does not: only δ rows are held there.
-    let is_delta = matches!(q.target, Target::Delta(_));
+    let is_delta = targets.iter().flat_map(|t| match t {
+        Target::Delta(thresholds) => vec![true; thresholds.len()],
+        Target::Epsilon(_) => vec![false],
+    });
     Ok(below
         .into_iter()
         .zip(above)
-        .map(|(lo, hi)| {
+        .zip(is_delta)
+        .map(|((lo, hi), is_delta)| {
             let e = Enclosure::new(lo.lo().clone(), hi.hi().clone().max(lo.hi().clone()));
             if is_delta { e.clamp_probability() } else { e }
         })
@@ -726,23 +842,77 @@ pub fn blanket_pair(q: &BoundsQuery, x1: usize, x1_prime: usize) -> Result<Vec<[
         classes,
         gamma,
         query: &q,
+        targets: std::slice::from_ref(&q.target),
     };
     Ok(compute(&job)?.result.0)
 }
 
-impl BoundsQuery {
-    fn target_len(&self) -> usize {
-        match &self.target {
-            Target::Delta(t) => t.len(),
+/// The rows several targets evaluate to: one per threshold, one per target δ.
+fn rows_of(targets: &[Target]) -> usize {
+    targets
+        .iter()
+        .map(|t| match t {
+            Target::Delta(thresholds) => thresholds.len(),
             Target::Epsilon(_) => 1,
-        }
-    }
+        })
+        .sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mechanism::randomizer::load_randomizer;
+
+    #[test]
+    fn shared_targets_give_each_target_its_own_range() {
+        // Rational and real ε0 (the bracket path): every target of a shared run has the rows
+        // and proof of its own run.
+        for spec in ["k-rr:k=3,exp_eps0=3,inputs=3", "k-rr:k=3,eps0=1,inputs=3"] {
+            let r = load_randomizer(spec).unwrap();
+            let eps = |e: u32| Threshold::Eps(Rational::from((e, 4)));
+            let targets = vec![
+                Target::Delta(vec![eps(1), eps(2)]),
+                Target::Epsilon(Rational::from((1, 100))),
+                Target::Epsilon(Rational::from((1, 10))),
+            ];
+            let q = BoundsQuery {
+                randomizer: r,
+                n: 40,
+                target: Target::Delta(Vec::new()),
+                options: PairOptions::default(),
+                backend: Backend::Interval,
+                escalate_above: None,
+            };
+            let shared = bounds_shared(&q, &targets).unwrap();
+            assert_eq!(shared.len(), targets.len());
+            for (target, (rows, proof)) in targets.iter().zip(shared) {
+                let alone = BoundsQuery {
+                    target: target.clone(),
+                    ..q.clone()
+                };
+                let (want_rows, want_proof) = bounds_with_proof(&alone).unwrap();
+                assert_eq!(rows.len(), want_rows.len());
+                for (got, want) in rows.iter().zip(&want_rows) {
+                    assert_eq!(got.lower.value, want.lower.value, "{spec}");
+                    assert_eq!(got.upper.value, want.upper.value, "{spec}");
+                    assert_eq!(got.lower.pair, want.lower.pair);
+                    assert_eq!(
+                        format!("{:?}", got.threshold),
+                        format!("{:?}", want.threshold)
+                    );
+                }
+                let values = |p: &RangeProof| -> Vec<Vec<[Enclosure; 2]>> {
+                    p.upper
+                        .iter()
+                        .chain(&p.lower)
+                        .map(|r| r.values.clone())
+                        .collect()
+                };
+                assert_eq!(values(&proof), values(&want_proof), "{spec}");
+                assert_eq!(proof.exp_eps0, want_proof.exp_eps0);
+            }
+        }
+    }
 
     #[test]
     fn many_triples_keep_those_with_the_smallest_shuffle_index() {

@@ -522,6 +522,8 @@ pub struct BlanketSum<S> {
     vanishes_beyond: [Rational; 2],
     /// Outer states stored.
     pub states: usize,
+    /// About how many bytes the stored values take (what the memory guard counts).
+    pub bytes: f64,
 }
 
 fn side(dir: Direction) -> usize {
@@ -821,7 +823,10 @@ impl<S: Scalar> BlanketSum<S> {
                 Some(coefficient(&Rational::from(&omitted * &max_v))),
             ],
         };
+        let stored = 3 * states + 5 * groups.iter().map(|g| g.pmf.len()).sum::<usize>();
+        let bytes = stored as f64 * S::estimated_bytes(m, ctx) as f64;
         Ok(BlanketSum {
+            bytes,
             groups,
             inner: inner_coefficients,
             inv_n,
@@ -914,16 +919,23 @@ impl<S: Scalar> BlanketSum<S> {
     }
 
     /// An estimate of the `t` where `D(t) = target`: safeguarded Newton steps on `ln D`
-    /// inside a bracket, in doubles (steering only; `None` outside the double range).
-    fn approx_root(&self, dir: Direction, target: &Rational) -> Option<Rational> {
+    /// inside a bracket, in doubles (steering only; `None` outside the double range).  `from`
+    /// is where the steps start (1 when `None`): a `t` below the root, such as the root of a
+    /// larger target.
+    fn approx_root(
+        &self,
+        dir: Direction,
+        target: &Rational,
+        from: Option<f64>,
+    ) -> Option<Rational> {
         let goal = target.to_f64().ln();
         let (mut lo, mut hi) = (1.0, self.vanishes_beyond[side(dir)].to_f64());
         if !(goal.is_finite() && hi.is_finite() && hi > lo) {
             return None;
         }
-        // From t = 1: where ln D is concave, every Newton step lands at or beyond the root and
-        // the steps then descend to it monotonically.
-        let mut t = 1.0;
+        // From below the root: where ln D is concave, every Newton step lands at or beyond the
+        // root and the steps then descend to it monotonically.
+        let mut t = from.filter(|t| *t > lo && *t < hi).unwrap_or(1.0);
         for _ in 0..100 {
             let (d, slope) = self.approx_at(dir, t);
             if d > 0.0 && d.ln() > goal {
@@ -961,19 +973,21 @@ impl<S: Scalar> BlanketSum<S> {
     /// backend's usual tolerance (relative width about 1e-11 with f64 intervals).
     ///
     /// `refine(t, value)` may replace an evaluation by a tighter enclosure of the same `D(t)`
-    /// (the tilted sum, for values below the truncation depth).
+    /// (the tilted sum, for values below the truncation depth); `from` is a `t` below the root
+    /// where the steering starts (see [`Self::approx_root`]).
     pub fn epsilon_for(
         &self,
         dir: Direction,
         target: &Rational,
         ctx: &S::Ctx,
         refine: &dyn Fn(&Rational, Enclosure) -> Enclosure,
+        from: Option<f64>,
     ) -> Result<EpsilonCertificate> {
         certified_epsilon(
             |c| refine(c, self.at(dir, &Threshold::ExpEps(c.clone()), ctx)),
             || Enclosure::point(Rational::new()),
             Some(self.vanishes_beyond[side(dir)].clone()),
-            self.approx_root(dir, target),
+            self.approx_root(dir, target, from),
             target,
             S::precision_bits(ctx).saturating_sub(6),
         )
