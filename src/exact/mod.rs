@@ -3,6 +3,7 @@
 
 pub mod background;
 pub mod binary;
+pub mod blocks;
 pub mod canonical;
 pub mod curve;
 pub mod divergence;

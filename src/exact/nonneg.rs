@@ -112,6 +112,34 @@ impl Total {
     }
 }
 
+/// Values the kernel's other users (`exact::blocks`) take: at or above `2^-300`, so that a
+/// product of three stays normal.
+const COUNTED_FLOOR: f64 = 4.909_093_465_297_727e-91; // 2^-300
+
+/// Tight positive enclosures (`hi ≤ 2 lo`, `lo ≥ 2^-300`) as counted doubles; `None` if one is
+/// not.
+pub(crate) fn counted_values<S: Scalar>(v: &[S]) -> Option<Counted> {
+    let mut out = Counted::default();
+    for x in v {
+        let (lo, hi) = x.f64_bounds();
+        if lo < COUNTED_FLOOR {
+            return None;
+        }
+        let (point, rounds) = counted_point(lo, hi)?;
+        out.values.push(point);
+        out.rounds.push(rounds);
+    }
+    Some(out)
+}
+
+/// A certified upper bound on the true sum of counted non-negative values (`None` past the
+/// kernel's range).
+pub(crate) fn sum_bound(v: &Counted) -> Option<Rational> {
+    let mut total = Total::default();
+    total.absorb(&v.values, &v.rounds);
+    total.bound()
+}
+
 /// Values the convolution kernel takes: at or above `2^-500` (so that every product of two is at
 /// least `2^-1000`, normal) and tight (`hi ≤ 2 lo`).
 const CONVOLVE_FLOOR: f64 = 3.054_936_363_499_604_7e-151; // 2^-500

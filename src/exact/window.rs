@@ -20,6 +20,7 @@
 //!   f64 kernel of `exact::nonneg`.
 
 use super::binary::{binomial_window, upper_bound};
+use super::blocks::{cheaper_than_steps, two_blocks};
 use super::group::{GroupLaw, ratio_range};
 use super::law::{Layout, PairLaw};
 use super::nonneg;
@@ -55,7 +56,11 @@ impl WindowSet {
     }
 
     /// Rows `(prefix, lo, len)` in lexicographic order of prefix, each with `len ≥ 1`.
-    fn from_rows(d: usize, m: usize, rows: impl IntoIterator<Item = (Vec<u32>, u32, u32)>) -> Self {
+    pub(crate) fn from_rows(
+        d: usize,
+        m: usize,
+        rows: impl IntoIterator<Item = (Vec<u32>, u32, u32)>,
+    ) -> Self {
         let mut set = WindowSet {
             d,
             m,
@@ -276,7 +281,7 @@ impl<S: Scalar> WindowedLaw<S> {
 
     /// Drops every value certainly below `2^-tau_bits` of the largest, adds their mass to
     /// `omitted`, and trims the set to what is kept.
-    fn prune(self, tau_bits: u32, ctx: &S::Ctx) -> Self {
+    pub(crate) fn prune(self, tau_bits: u32, ctx: &S::Ctx) -> Self {
         let max = self
             .values
             .iter()
@@ -604,8 +609,19 @@ impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
             } else {
                 (ones, zeros, w1, w0)
             };
-            let start = multinomial(big, wb, self.tau_bits, ctx);
-            add_block(start, small, ws, self.tau_bits, ctx)
+            let direct = match self.tau_bits {
+                Some(tau) if small > 0 && cheaper_than_steps(small, ws[1].approx_f64(), tau) => {
+                    two_blocks(big, wb, small, ws, tau, ctx)
+                }
+                _ => None,
+            };
+            match direct {
+                Some(law) => law,
+                None => {
+                    let start = multinomial(big, wb, self.tau_bits, ctx);
+                    add_block(start, small, ws, self.tau_bits, ctx)
+                }
+            }
         } else {
             let law = add_block(self.law.clone(), zeros, w0, self.tau_bits, ctx);
             add_block(law, ones, w1, self.tau_bits, ctx)

@@ -698,6 +698,47 @@ fn a_multi_output_profile_states_its_estimate_up_front_and_refuses_what_exceeds_
 }
 
 #[test]
+fn binary_profile_past_its_time_limit_is_refused_with_a_sharding_recipe() {
+    // n = 10⁷ is typically several minutes on 2 cores: refused at once under --max-seconds 60,
+    // with shards that each fit.
+    let refused = cli(&[
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "10000000",
+        "--delta",
+        "1e-6",
+        "--max-seconds",
+        "60",
+    ]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(refused.stdout.is_empty());
+    assert_eq!(refused.stderr.lines().count(), 1, "{}", refused.stderr);
+    for part in [
+        "typically",
+        "--max-seconds 60 s",
+        "shards of about",
+        "--k-range 0..",
+        "merge",
+    ] {
+        assert!(refused.stderr.contains(part), "{part}: {}", refused.stderr);
+    }
+    // A short scan keeps quiet about its estimate.
+    let run = cli(&[
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "2000",
+        "--delta",
+        "1e-6",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+#[test]
 fn profile_plot_draws_the_worst_case_with_the_pairs_attaining_it() {
     let svg = scratch("profile-plot").join("profile.svg");
     let out = cli_json(&[
