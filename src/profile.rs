@@ -1238,6 +1238,10 @@ const SECONDS_PER_NODE_STATE: f64 = 5e-7;
 /// on binary RR ε0 = 1, n = 10⁵ and 10⁶, 2 cores: 40 to 44 ns per state of the plan).
 const SECONDS_PER_BINARY_NODE_STATE: f64 = 4.5e-8;
 
+/// Binary outputs in a backend without the kernel (MPFR, rationals), before the value-size scale
+/// (binary RR ε0 = 1 in MPFR at 128 bits, n = 2·10⁴: about 23 s, 0.8 µs per state).
+const SECONDS_PER_BINARY_NODE_STATE_OUTSIDE_KERNEL: f64 = 8e-7;
+
 /// A binary scan estimated at this many seconds or more prints its estimate before it starts.
 const LONG_SCAN_SECONDS: f64 = 5.0;
 
@@ -1272,10 +1276,11 @@ impl Estimate {
     ) -> Self {
         let scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
         let binary = plan.route == Route::Binary;
-        let per_state = if binary {
-            SECONDS_PER_BINARY_NODE_STATE
-        } else {
-            SECONDS_PER_NODE_STATE
+        let kernel = S::from_nonneg_f64(1.0, 0, ctx).is_some();
+        let per_state = match (binary, kernel) {
+            (true, true) => SECONDS_PER_BINARY_NODE_STATE,
+            (true, false) => SECONDS_PER_BINARY_NODE_STATE_OUTSIDE_KERNEL,
+            (false, _) => SECONDS_PER_NODE_STATE,
         };
         let per_node = plan.states as f64 * per_state * scale;
         // The seeds (two ends and a dive) and one path down: four nodes per level, plus three.
@@ -1336,8 +1341,10 @@ impl Estimate {
     }
 }
 
-/// The refusal of a scan estimated past `--max-seconds`, with a sharding recipe: the fewest
-/// shards of `--k-range` (a power of two, at most 4096) each estimated within the limit.
+/// The refusal of a scan estimated past `--max-seconds`.  For binary outputs (whose estimate is
+/// the typical time, not a lower bound) it gives a sharding recipe: the fewest shards of the
+/// range (a power of two, at most 4096) each estimated within the limit, merged with `merge`
+/// when the range is all of `0..n−1`.
 fn refuse_scan<S: Scalar>(
     query: &ProfileQuery,
     estimate: &Estimate,
@@ -1346,28 +1353,43 @@ fn refuse_scan<S: Scalar>(
     ctx: &S::Ctx,
 ) -> Error {
     let limit = query.options.time_limit_seconds;
-    let d = estimate.d;
     let n = query.n as usize;
     let ks = b - a + 1;
+    let whole = (a, b) == (0, query.n - 1);
     let recipe = (0..=12)
         .map(|p| 1u64 << p)
-        .filter(|&shards| shards > 1 && shards <= ks)
+        .filter(|&shards| estimate.typical.is_some() && shards > 1 && shards <= ks)
         .find_map(|shards| {
-            let shard = Estimate::of::<S>(plan, d, ks.div_ceil(shards), n, query.prune, ctx);
+            let width = ks.div_ceil(shards);
+            let shard = Estimate::of::<S>(plan, estimate.d, width, n, query.prune, ctx);
+            let each = crate::exact::pair::duration_text(shard.seconds());
             (shard.seconds() <= limit).then(|| {
-                let width = ks.div_ceil(shards);
-                format!(
-                    "; or run {shards} shards of about {} each, --k-range {a}..{} then {}..{} and \
-                     so on, each with --certificate, and merge them with `shufflecert merge` \
-                     (README: Sharded profiles)",
-                    crate::exact::pair::duration_text(shard.seconds()),
+                let ranges = format!(
+                    "--k-range {a}..{} then {}..{} and so on",
                     a + width - 1,
                     a + width,
-                    (a + 2 * width - 1).min(b),
-                )
+                    (a + 2 * width - 1).min(b)
+                );
+                if whole {
+                    format!(
+                        "; or run {shards} shards of about {each} each, {ranges}, each with \
+                         --certificate, and merge them with `shufflecert merge` (README: Sharded \
+                         profiles)"
+                    )
+                } else {
+                    format!(
+                        "; or split {a}..{b} into {shards} parts of about {each} each, {ranges}"
+                    )
+                }
             })
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|| {
+            if estimate.typical.is_some() {
+                String::new()
+            } else {
+                ", or use a smaller n or a partial --k-range".into()
+            }
+        });
     Error::TooLarge(format!(
         "profile at n = {}: {}; over --max-seconds {} (raise it{recipe})",
         query.n,

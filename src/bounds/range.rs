@@ -194,8 +194,10 @@ impl Computation for SumJob<'_> {
                 Target::Delta(thresholds) => {
                     for t in thresholds {
                         let mut row = [Direction::Qp, Direction::Pq].map(|dir| sum.at(dir, t, ctx));
+                        // Any failure of a tilted sum (e.g. no memory left for it) keeps the
+                        // first, equally valid, enclosure, as in an ε search.
                         for (sums, value) in tilted.iter().zip(&mut row) {
-                            if let Some(better) = sums.refine(t, value)? {
+                            if let Ok(Some(better)) = sums.refine(t, value) {
                                 *value = better;
                             }
                         }

@@ -31,8 +31,10 @@ use std::sync::Arc;
 /// subnormals.
 const MAX_TAU_BITS: u32 = 200;
 
-/// Every value of every `F` stays at or above this (else the kernel declines): its products with
-/// two weights (each at least `2^-300`) stay normal.
+/// Every value of every `F` stays at or above this (else the kernel declines).  A pair's weight
+/// `a(a)·b(b)` is summed only at or above `2^-τ` of the largest weight, itself at least
+/// `1/((x+1)(y+1))`, so at or above `2^-264` for τ ≤ 200 and blocks below 2^32 users: every
+/// product `weight·F` is at least `2^-764`, far above the subnormals.
 const F_FLOOR: f64 = 3.054_936_363_499_604_7e-151; // 2^-500
 
 /// Bernoulli weights below this are declined (their products could leave the normal range).
@@ -140,7 +142,8 @@ pub fn two_blocks<S: Scalar>(
     tau_bits: u32,
     ctx: &S::Ctx,
 ) -> Option<WindowedLaw<S>> {
-    if w.len() != 3 || v.len() != 3 || tau_bits > MAX_TAU_BITS || x == 0 || y == 0 {
+    let too_many = x.saturating_add(y) >= u32::MAX as usize;
+    if w.len() != 3 || v.len() != 3 || tau_bits > MAX_TAU_BITS || x == 0 || y == 0 || too_many {
         return None;
     }
     S::from_nonneg_f64(1.0, 0, ctx)?;
@@ -303,14 +306,30 @@ fn rounds_u32(r: u64) -> Option<u32> {
     u32::try_from(r).ok()
 }
 
+/// The window of `Bin(m, p)` at depth `tau_bits`: about `2·sqrt(2τ ln 2)` standard deviations.
+fn binomial_width(m: usize, p: f64, tau_bits: u32) -> f64 {
+    let z = (2.0 * f64::from(tau_bits) * std::f64::consts::LN_2).sqrt();
+    (2.0 * z * (m as f64 * p * (1.0 - p)).sqrt() + 2.0).min(m as f64 + 1.0)
+}
+
+/// About how many value updates [`two_blocks`] makes for `x` users of `w` and `y` of `v` (three
+/// outputs, as doubles): two passes (a step and a sum) over each `F` window, one `F` per pair of
+/// first coordinates.
+pub fn estimated_work(x: usize, w: &[f64], y: usize, v: &[f64], tau_bits: u32) -> f64 {
+    let (p, p2) = (w[2] / (w[0] + w[2]), v[2] / (v[0] + v[2]));
+    let spread =
+        x as f64 * (1.0 - w[1]) * p * (1.0 - p) + y as f64 * (1.0 - v[1]) * p2 * (1.0 - p2);
+    let z = (2.0 * f64::from(tau_bits) * std::f64::consts::LN_2).sqrt();
+    let f_window = 2.0 * z * spread.sqrt() + 2.0;
+    2.0 * binomial_width(x, w[1], tau_bits) * binomial_width(y, v[1], tau_bits) * f_window
+}
+
 /// Whether [`two_blocks`] is expected to be cheaper than adding the `small` block's users one at
 /// a time to the other's multinomial: it costs about `2·W_b` passes over that multinomial's
 /// window instead of `small`, `W_b` the window of the small block's first coordinate
-/// (`Bin(small, v(1))`, about `2·sqrt(2τ ln 2)` standard deviations).
+/// (`Bin(small, v(1))`).
 pub fn cheaper_than_steps(small: usize, v1: f64, tau_bits: u32) -> bool {
-    let z = (2.0 * f64::from(tau_bits) * std::f64::consts::LN_2).sqrt();
-    let window = 2.0 * z * (small as f64 * v1 * (1.0 - v1)).sqrt() + 2.0;
-    2.0 * window < small as f64
+    2.0 * binomial_width(small, v1, tau_bits) < small as f64
 }
 
 #[cfg(test)]
