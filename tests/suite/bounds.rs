@@ -147,6 +147,31 @@ fn epsilon_range_and_shuffle_index() {
 }
 
 #[test]
+fn a_tilted_sum_past_the_memory_left_keeps_the_first_enclosure() {
+    // δ far below the truncation depth asks for tilted sums; with little memory left for them
+    // the range is still given (the untilted enclosure, wider) and contains the full answer.
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=3,exp_eps0=3,inputs=3",
+        "--n",
+        "300",
+        "--eps",
+        "0.9",
+    ];
+    let full = cli_json(&args);
+    let tight = cli_json(&[&args[..], &["--max-memory-gib", "0.02"]].concat());
+    for end in ["lower", "upper"] {
+        let want = enclosure(&full["results"][0][end]["value"]);
+        let got = enclosure(&tight["results"][0][end]["value"]);
+        assert!(
+            got.lo() <= want.lo() && want.hi() <= got.hi(),
+            "{end}: {got} vs {want}"
+        );
+    }
+}
+
+#[test]
 fn bad_randomizers_are_refused() {
     // An output one input never produces while another does: the blanket bound is infinite.
     assert_fails(
