@@ -145,10 +145,9 @@ impl Computation for SumJob<'_> {
         let q = self.query;
         let sum = BlanketSum::<S>::build(&self.classes, &self.gamma, q.n, &q.options, ctx)?;
         let mut arithmetic = arithmetic;
-        // Tilted sums per direction, shared by every target: each is valid for every t at or
-        // above the t0 it was built for.
-        // What the tilted sums of both directions hold, beside the sum itself (the memory
-        // guard counts both).
+        // Tilted sums per direction, shared by every target (each is valid for every t at or
+        // above the t0 it was built for); `held` is what they and the sum itself hold, which
+        // the memory guard counts.
         let held = std::cell::Cell::new(sum.bytes);
         let tilted =
             [Direction::Qp, Direction::Pq].map(|dir| TiltedSums::new::<S>(self, dir, &held, ctx));
@@ -811,10 +810,9 @@ fn concrete_pair_shared(
     };
     let (below, above) = (at(&bracket.lower)?, at(&bracket.upper)?);
     // A δ lies in [0, 1]; an ε (the target δ's) does not: only δ rows are held there.
-    let is_delta = targets.iter().flat_map(|t| match t {
-        Target::Delta(thresholds) => vec![true; thresholds.len()],
-        Target::Epsilon(_) => vec![false],
-    });
+    let is_delta = targets
+        .iter()
+        .flat_map(|t| std::iter::repeat_n(matches!(t, Target::Delta(_)), t.rows()));
     Ok(below
         .into_iter()
         .zip(above)
@@ -849,15 +847,19 @@ pub fn blanket_pair(q: &BoundsQuery, x1: usize, x1_prime: usize) -> Result<Vec<[
     Ok(compute(&job)?.result.0)
 }
 
-/// The rows several targets evaluate to: one per threshold, one per target δ.
-fn rows_of(targets: &[Target]) -> usize {
-    targets
-        .iter()
-        .map(|t| match t {
+impl Target {
+    /// The rows it evaluates to: one per threshold, or one at the target δ.
+    fn rows(&self) -> usize {
+        match self {
             Target::Delta(thresholds) => thresholds.len(),
             Target::Epsilon(_) => 1,
-        })
-        .sum()
+        }
+    }
+}
+
+/// The rows several targets evaluate to, concatenated.
+fn rows_of(targets: &[Target]) -> usize {
+    targets.iter().map(Target::rows).sum()
 }
 
 #[cfg(test)]
