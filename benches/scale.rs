@@ -1,6 +1,7 @@
 //! Issue 21: questions at deployment scale, whole process (the release binary), 2 cores.
 //! Targets: binary RR ε0 = 1, ε_M at δ = 1e-6, n = 10⁵ in ≤ 2 s and n = 10⁶ in ≤ 60 s; the
-//! ternary pair of the issue (`fixtures/mechanisms/ternary.toml`) at n = 10⁴, k = 5000, ε at δ = 1e-6 in ≤ 1 s.  Run one row with
+//! ternary pair of the issue (`fixtures/mechanisms/ternary.toml`) at n = 10⁴, k = 5000, ε at δ = 1e-6 in ≤ 1 s;
+//! `bounds` on a generic 40-input randomizer at n = 10⁴ in ≤ 30 s.  Run one row with
 //! `cargo bench --bench scale -- "n=100000"`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -103,5 +104,34 @@ fn range_audit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, binary_profile, ternary_pair, range_audit);
+/// `bounds` on a generic randomizer of 40 inputs and 3 outputs (`fixtures/randomizers/
+/// forty-inputs.toml`) at n = 10⁴, ε at δ = 1e-6 (target: ≤ 30 s).
+fn many_inputs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale: 40-input randomizer, bounds at n=10000");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(60));
+    group.bench_function("eps at delta=1e-6", |b| {
+        b.iter(|| {
+            run(&[
+                "bounds",
+                "-m",
+                "fixtures/randomizers/forty-inputs.toml",
+                "--n",
+                "10000",
+                "--delta",
+                "1e-6",
+            ])
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    binary_profile,
+    ternary_pair,
+    range_audit,
+    many_inputs
+);
 criterion_main!(benches);

@@ -3,6 +3,7 @@
 //! of `bounds` (`range`: the blanket divergence above, concrete neighbouring pairs below), and the
 //! shuffle index's asymptotic predictions (`predict`).
 
+pub mod chernoff;
 pub mod index;
 pub mod predict;
 pub mod range;

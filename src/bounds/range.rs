@@ -17,6 +17,7 @@
 //! bound.  With more than [`MAX_LOWER_TRIPLES`] distinct triples, those with the smallest
 //! shuffle index are summed (the report says how many of how many).
 
+use super::chernoff::{self, ChernoffBound};
 use super::upper::{BlanketSum, Class, Exact, Tilt};
 use crate::arith::exact::ExactCtx;
 use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
@@ -66,9 +67,12 @@ pub struct RangeRow {
     pub threshold: Option<Threshold>,
     pub lower: Attained,
     pub upper: Attained,
-    /// `(summed, distinct)`: the triples the lower bound is the maximum over, of how many
+    /// `(considered, distinct)`: the triples the lower bound is the maximum over, of how many
     /// (fewer when capped at [`MAX_LOWER_TRIPLES`]).
     pub lower_triples: (usize, usize),
+    /// `(not summed, candidates)` of the upper end's class-distinct pairs and of the lower
+    /// end's considered triples: those whose Chernoff bound is below the end.
+    pub pruned: [(usize, usize); 2],
 }
 
 /// One summed pair as a certificate records it: both directions `[x1 → x1′, x1′ → x1]` per
@@ -90,7 +94,22 @@ pub struct PairRecord {
 pub struct RangeProof {
     pub upper: Vec<PairRecord>,
     pub lower: Vec<PairRecord>,
+    /// The pairs (and triples) not summed: each one's Chernoff bound shows it cannot reach its
+    /// end at any row.
+    pub upper_pruned: Vec<PrunedRecord>,
+    pub lower_pruned: Vec<PrunedRecord>,
     pub exp_eps0: Option<(Rational, Rational)>,
+}
+
+/// A pair (or triple) an end does without: per row, both directions' Chernoff bounds
+/// ([`super::chernoff`]), each at most what the end attains there (for ε, at a threshold at most
+/// `e^{lo}` of the end's ε, the bound is at most the target δ).
+#[derive(Clone, Debug)]
+pub struct PrunedRecord {
+    pub pair: (usize, usize),
+    pub background: Option<usize>,
+    pub bounds: Vec<[ChernoffBound; 2]>,
+    pub same_classes: Vec<(usize, usize)>,
 }
 
 /// Both directions of one unordered pair, per threshold (or at the target δ).
@@ -461,10 +480,14 @@ pub fn bounds_shared(
     targets: &[Target],
 ) -> Result<Vec<(Vec<RangeRow>, RangeProof)>> {
     let mut proof = RangeProof::default();
+    let clock = Clock {
+        start: std::time::Instant::now(),
+        limit: q.options.time_limit_seconds,
+    };
     let Some(bracket) = q.randomizer.rational_bracket(EXP_EPS0_BRACKET_BITS)? else {
         let exact = Exact::of(&q.randomizer)?;
-        let upper = upper_end(q, targets, &exact, &mut proof)?;
-        let (lower, scope) = lower_end(q, targets, &exact, &mut proof)?;
+        let upper = upper_end(q, targets, &exact, &mut proof, &clock)?;
+        let (lower, scope) = lower_end(q, targets, &exact, &mut proof, &clock)?;
         return Ok(assemble(targets, lower, upper, scope, proof));
     };
     proof.exp_eps0 = Some(bracket.exp_eps0.clone());
@@ -473,8 +496,9 @@ pub fn bounds_shared(
         ..q.clone()
     };
     let (below, above) = (at(&bracket.lower), at(&bracket.upper));
-    let upper = upper_end(&above, targets, &Exact::of(&bracket.upper)?, &mut proof)?;
-    let (mut lower, scope) = lower_end(&below, targets, &Exact::of(&bracket.lower)?, &mut proof)?;
+    let upper = upper_end(&above, targets, &Exact::of(&bracket.upper)?, &mut proof, &clock)?;
+    let (mut lower, scope) =
+        lower_end(&below, targets, &Exact::of(&bracket.lower)?, &mut proof, &clock)?;
     // Each lower value: the attaining pair's δ between its values at a_lo and a_hi.
     let mut values: Vec<((usize, usize, usize), Vec<Enclosure>)> = Vec::new();
     for (i, slot) in lower.iter_mut().enumerate() {
@@ -541,6 +565,40 @@ pub fn check_time_shared(q: &BoundsQuery, targets: &[Target]) -> Result<()> {
     };
     let exact = Exact::of(&randomizer)?;
     let inputs = randomizer.input_count();
+    // Up front, the costliest pair and triple: the first sum of each end, after which the
+    // candidates its Chernoff bounds cannot rule out are timed ([`largest_over`]).
+    let mut distinct: Vec<Vec<Class>> = Vec::new();
+    let mut pair = 0.0f64;
+    for x1 in 0..inputs {
+        for x1p in x1 + 1..inputs {
+            let (classes, gamma) = exact.blanket_classes(x1, x1p);
+            if !distinct.contains(&classes) {
+                pair = pair.max(sum_seconds(q, targets, &classes, &gamma));
+                distinct.push(classes);
+            }
+        }
+    }
+    let (triples, _) = lower_triples(&exact);
+    let triple = triples
+        .iter()
+        .map(|&(x1, x1p, x2)| {
+            let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
+            sum_seconds(q, targets, &classes, &gamma)
+        })
+        .fold(0.0, f64::max);
+    let seconds = enumeration + pair + triple;
+    if seconds > limit {
+        return Err(refuse(
+            seconds,
+            "the costliest pair's and triple's sums, by the size of their windows".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The estimated seconds of one sum at every target: the most expensive target in full, and
+/// each other at [`SHARED_TARGET_FACTOR`] of its own cost (its windows are already built).
+fn sum_seconds(q: &BoundsQuery, targets: &[Target], classes: &[Class], gamma: &Rational) -> f64 {
     // An ε at a target δ searches over thresholds, each a pass over the sum's values (measured:
     // about 3× a few thresholds' δ).
     let factor_of = |target: &Target| match target {
@@ -562,58 +620,30 @@ pub fn check_time_shared(q: &BoundsQuery, targets: &[Target]) -> Result<()> {
     let factors: Vec<f64> = targets.iter().map(factor_of).collect();
     let largest = factors.iter().copied().fold(0.0, f64::max);
     let search = largest + SHARED_TARGET_FACTOR * (factors.iter().sum::<f64>() - largest);
-    let estimate = |(classes, gamma): (Vec<Class>, Rational)| -> f64 {
-        search
-            * match q.backend {
-                Backend::Mpfr { precision } => super::upper::estimated_seconds::<MpfrInterval>(
-                    &classes,
-                    &gamma,
-                    q.n,
-                    &q.options,
-                    &MpfrCtx { precision },
-                ),
-                Backend::Exact => super::upper::estimated_seconds::<Rational>(
-                    &classes,
-                    &gamma,
-                    q.n,
-                    &q.options,
-                    &Default::default(),
-                ),
-                Backend::Interval => super::upper::estimated_seconds::<inari::Interval>(
-                    &classes,
-                    &gamma,
-                    q.n,
-                    &q.options,
-                    &(),
-                ),
-            }
-    };
-    let mut distinct: Vec<Vec<Class>> = Vec::new();
-    let mut seconds = enumeration;
-    for x1 in 0..inputs {
-        for x1p in x1 + 1..inputs {
-            let (classes, gamma) = exact.blanket_classes(x1, x1p);
-            if !distinct.contains(&classes) {
-                distinct.push(classes.clone());
-                seconds += estimate((classes, gamma));
-            }
-        }
-    }
-    let (triples, _) = lower_triples(&exact);
-    for &(x1, x1p, x2) in &triples {
-        seconds += estimate(exact.reference_classes(x1, x1p, x2));
-    }
-    if seconds > limit {
-        return Err(refuse(
-            seconds,
-            format!(
-                "{} class-distinct pairs and {} triples, by the size of their windows",
-                distinct.len(),
-                triples.len(),
+    search
+        * match q.backend {
+            Backend::Mpfr { precision } => super::upper::estimated_seconds::<MpfrInterval>(
+                classes,
+                gamma,
+                q.n,
+                &q.options,
+                &MpfrCtx { precision },
             ),
-        ));
-    }
-    Ok(())
+            Backend::Exact => super::upper::estimated_seconds::<Rational>(
+                classes,
+                gamma,
+                q.n,
+                &q.options,
+                &Default::default(),
+            ),
+            Backend::Interval => super::upper::estimated_seconds::<inari::Interval>(
+                classes,
+                gamma,
+                q.n,
+                &q.options,
+                &(),
+            ),
+        }
 }
 
 /// `upper/lower` of a range's ends, by their exact midpoints (the values may lie far below
@@ -635,85 +665,270 @@ pub fn upper_over_lower(lower: &Enclosure, upper: &Enclosure) -> Option<f64> {
 }
 
 /// The upper end: the largest blanket divergence over the ordered pairs of inputs (pairs with
-/// the same classes computed once).
+/// the same classes computed once; pairs whose Chernoff bound is below the end, not at all).
 fn upper_end(
     q: &BoundsQuery,
     targets: &[Target],
     exact: &Exact,
     proof: &mut RangeProof,
+    clock: &Clock,
 ) -> Result<Vec<Option<Attained>>> {
-    let mut upper: Vec<Option<Attained>> = vec![None; rows_of(targets)];
     let k = q.randomizer.input_count();
-    let mut seen: Vec<Vec<Class>> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for x1 in 0..k {
+        for x1p in x1 + 1..k {
+            let (classes, gamma) = exact.blanket_classes(x1, x1p);
+            match candidates.iter_mut().find(|c| c.classes == classes) {
+                Some(c) => c.same_classes.push((x1, x1p)),
+                None => candidates.push(Candidate {
+                    pair: (x1, x1p),
+                    background: None,
+                    classes,
+                    gamma,
+                    same_classes: Vec::new(),
+                }),
+            }
+        }
+    }
     let progress = Stage::start(
         "bounds: upper end",
         "pairs of inputs",
         (k * (k - 1) / 2) as u64,
     );
-    for x1 in 0..k {
-        for x1p in x1 + 1..k {
-            progress.advance(1);
-            let (classes, gamma) = exact.blanket_classes(x1, x1p);
-            if let Some(i) = seen.iter().position(|c| *c == classes) {
-                proof.upper[i].same_classes.push((x1, x1p));
-                continue;
-            }
-            seen.push(classes.clone());
-            let job = SumJob {
-                classes,
-                gamma,
-                query: q,
-                targets,
-            };
-            let values = compute(&job)?.result.0;
-            proof.upper.push(PairRecord {
-                pair: (x1, x1p),
-                background: None,
-                values: values.clone(),
-                same_classes: Vec::new(),
-            });
-            keep_largest(&mut upper, values, (x1, x1p), None);
-        }
-    }
-    Ok(upper)
+    let (best, summed, pruned) = largest_over(q, targets, candidates, &progress, clock, "pairs")?;
+    proof.upper = summed;
+    proof.upper_pruned = pruned;
+    Ok(best)
 }
 
-/// The lower end: the largest exact δ over the concrete pairs of the summed triples, and
-/// `(summed, distinct)`.
+/// The lower end: the largest exact δ over the concrete pairs of the summed triples (those
+/// whose Chernoff bound is below the end are not summed), and `(considered, distinct)`.
 fn lower_end(
     q: &BoundsQuery,
     targets: &[Target],
     exact: &Exact,
     proof: &mut RangeProof,
+    clock: &Clock,
 ) -> Result<(Vec<Option<Attained>>, (usize, usize))> {
-    let mut lower: Vec<Option<Attained>> = vec![None; rows_of(targets)];
-    let (summed, distinct) = lower_triples(exact);
-    let scope = (summed.len(), distinct);
+    let (considered, distinct) = lower_triples(exact);
+    let scope = (considered.len(), distinct);
+    let candidates = considered
+        .into_iter()
+        .map(|(x1, x1p, x2)| {
+            let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
+            Candidate {
+                pair: (x1, x1p),
+                background: Some(x2),
+                classes,
+                gamma,
+                same_classes: Vec::new(),
+            }
+        })
+        .collect();
     let progress = Stage::start(
         "bounds: lower end",
         "neighbouring pairs",
-        summed.len() as u64,
+        scope.0 as u64,
     );
-    for (x1, x1p, x2) in summed {
-        progress.advance(1);
-        let (classes, gamma) = exact.reference_classes(x1, x1p, x2);
+    let (best, summed, pruned) =
+        largest_over(q, targets, candidates, &progress, clock, "triples")?;
+    proof.lower = summed;
+    proof.lower_pruned = pruned;
+    Ok((best, scope))
+}
+
+/// One sum an end may need: an unordered pair (with its background `x2` for the lower end),
+/// its classes, and the pairs of equal classes it stands for.
+struct Candidate {
+    pair: (usize, usize),
+    background: Option<usize>,
+    classes: Vec<Class>,
+    gamma: Rational,
+    same_classes: Vec<(usize, usize)>,
+}
+
+impl Candidate {
+    fn chernoff(&self, n: u64) -> chernoff::Sum<'_> {
+        chernoff::Sum {
+            classes: &self.classes,
+            gamma: &self.gamma,
+            n,
+        }
+    }
+}
+
+/// When a range started, and the `--max-seconds` it has.
+pub(crate) struct Clock {
+    start: std::time::Instant,
+    limit: f64,
+}
+
+/// The largest value over the candidates at every row, the summed ones' records and the pruned
+/// ones'.  The candidates are summed from the likeliest to attain the end (by the Chernoff
+/// bound in doubles, [`rank`]); once every row has a value, a candidate whose certified
+/// Chernoff bound is at most it at every row, in both directions, is not summed.  After the
+/// first sum, the candidates that the doubles cannot rule out are timed, and a run that would
+/// pass `--max-seconds` is refused there.
+fn largest_over(
+    q: &BoundsQuery,
+    targets: &[Target],
+    mut candidates: Vec<Candidate>,
+    progress: &Stage,
+    clock: &Clock,
+    what: &str,
+) -> Result<(Vec<Option<Attained>>, Vec<PairRecord>, Vec<PrunedRecord>)> {
+    let mut ranked: Vec<(f64, Candidate)> = candidates
+        .drain(..)
+        .map(|c| (rank(targets, &c.chernoff(q.n)), c))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let total = ranked.len();
+    let mut best: Vec<Option<Attained>> = vec![None; rows_of(targets)];
+    let (mut summed, mut pruned) = (Vec::new(), Vec::new());
+    for (i, (_, c)) in ranked.iter().enumerate() {
+        progress.advance(1 + c.same_classes.len() as u64);
+        if let Some(bounds) = pruned_by_chernoff(q.n, targets, c, &best) {
+            pruned.push(PrunedRecord {
+                pair: c.pair,
+                background: c.background,
+                bounds,
+                same_classes: c.same_classes.clone(),
+            });
+            continue;
+        }
         let job = SumJob {
-            classes,
-            gamma,
+            classes: c.classes.clone(),
+            gamma: c.gamma.clone(),
             query: q,
             targets,
         };
-        let background = (q.n > 1).then_some(x2);
         let values = compute(&job)?.result.0;
-        proof.lower.push(PairRecord {
-            pair: (x1, x1p),
-            background: Some(x2),
+        summed.push(PairRecord {
+            pair: c.pair,
+            background: c.background,
             values: values.clone(),
-            same_classes: Vec::new(),
+            same_classes: c.same_classes.clone(),
         });
-        keep_largest(&mut lower, values, (x1, x1p), background);
+        keep_largest(
+            &mut best,
+            values,
+            c.pair,
+            c.background.filter(|_| q.n > 1),
+        );
+        if i == 0 {
+            let rest: Vec<&Candidate> = ranked[1..]
+                .iter()
+                .map(|(_, c)| c)
+                .filter(|c| !likely_pruned(q.n, targets, c, &best))
+                .collect();
+            let seconds: f64 = rest
+                .iter()
+                .map(|c| sum_seconds(q, targets, &c.classes, &c.gamma))
+                .sum();
+            let elapsed = clock.start.elapsed().as_secs_f64();
+            if elapsed + seconds > clock.limit {
+                return Err(Error::TooLarge(format!(
+                    "bounds on {} inputs and {} outputs at n = {} would take about {} more ({} of {total} {what} not ruled out by their Chernoff bound against the first sum), over --max-seconds {} (raise it, or restrict the inputs)",
+                    q.randomizer.input_count(),
+                    q.randomizer.d(),
+                    q.n,
+                    crate::exact::pair::duration_text(seconds),
+                    rest.len(),
+                    crate::exact::pair::duration_text(clock.limit)
+                )));
+            }
+        }
     }
-    Ok((lower, scope))
+    Ok((best, summed, pruned))
+}
+
+/// Per row: the threshold a candidate's bound is evaluated at and the value it must not pass
+/// (δ rows: the lower threshold bracket and the end's lower endpoint; ε rows: a threshold at
+/// most `e^{lo}` of the end's ε, and the target δ).  `None` while a row has no positive value.
+fn pruning_rows(targets: &[Target], best: &[Option<Attained>]) -> Option<Vec<(Rational, Rational)>> {
+    let rows = targets.iter().flat_map(|target| match target {
+        Target::Delta(thresholds) => thresholds.iter().map(|t| (Some(t), None)).collect(),
+        Target::Epsilon(delta) => vec![(None, Some(delta))],
+    });
+    best.iter()
+        .zip(rows)
+        .map(|(slot, row)| {
+            let lo = slot.as_ref()?.value.lo().finite()?.clone();
+            match row {
+                (Some(t), _) => Some((threshold_below(t), lo)),
+                (None, delta) => Some((chernoff::threshold_below_exp(&lo), delta?.clone())),
+            }
+        })
+        .collect::<Option<Vec<_>>>()
+        .filter(|rows| rows.iter().all(|(_, limit)| *limit > 0))
+}
+
+/// A rational at most the threshold `t = e^ε` (the Chernoff bound there holds above it).
+pub(crate) fn threshold_below(t: &Threshold) -> Rational {
+    match t {
+        Threshold::Eps(e) => chernoff::threshold_below_exp(e),
+        Threshold::ExpEps(c) => c.clone(),
+    }
+}
+
+/// The candidate's certified Chernoff bounds, when every one is at most its row's limit.
+fn pruned_by_chernoff(
+    n: u64,
+    targets: &[Target],
+    c: &Candidate,
+    best: &[Option<Attained>],
+) -> Option<Vec<[ChernoffBound; 2]>> {
+    let sum = c.chernoff(n);
+    pruning_rows(targets, best)?
+        .into_iter()
+        .map(|(t, limit)| {
+            let bound = |reverse| sum.bound(&t, reverse).filter(|b| b.value <= limit);
+            Some([bound(false)?, bound(true)?])
+        })
+        .collect()
+}
+
+/// Whether the doubles expect [`pruned_by_chernoff`] to succeed (for the time estimate).
+fn likely_pruned(n: u64, targets: &[Target], c: &Candidate, best: &[Option<Attained>]) -> bool {
+    let sum = c.chernoff(n);
+    pruning_rows(targets, best).is_some_and(|rows| {
+        rows.iter().all(|(t, limit)| {
+            let ln_limit = limit.to_f64().ln();
+            [false, true]
+                .into_iter()
+                .all(|rev| sum.approx_log_bound(t.to_f64(), rev) < ln_limit)
+        })
+    })
+}
+
+/// How likely a candidate is to attain its end, by the Chernoff bound in doubles at the first
+/// row: its logarithm at a δ row's threshold, or for an ε row the ε where it meets the target δ.
+fn rank(targets: &[Target], sum: &chernoff::Sum<'_>) -> f64 {
+    let at = |t: f64| {
+        [false, true]
+            .into_iter()
+            .map(|rev| sum.approx_log_bound(t, rev))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    match targets.first() {
+        Some(Target::Delta(thresholds)) => thresholds.first().map_or(0.0, |t| match t {
+            Threshold::Eps(e) => at(e.to_f64().exp()),
+            Threshold::ExpEps(c) => at(c.to_f64()),
+        }),
+        Some(Target::Epsilon(delta)) => {
+            let ln_delta = delta.to_f64().ln();
+            let (mut lo, mut hi) = (0.0f64, 64.0f64);
+            if at(1.0) <= ln_delta {
+                return 0.0;
+            }
+            for _ in 0..50 {
+                let mid = 0.5 * (lo + hi);
+                if at(mid.exp()) > ln_delta { lo = mid } else { hi = mid }
+            }
+            hi
+        }
+        None => 0.0,
+    }
 }
 
 /// The rows of each target's range, and the proof split the same way.
@@ -726,6 +941,16 @@ fn assemble(
 ) -> Vec<(Vec<RangeRow>, RangeProof)> {
     let mut rows = lower.into_iter().zip(upper);
     let mut start = 0;
+    let pruned = [
+        (
+            proof.upper_pruned.len(),
+            proof.upper_pruned.len() + proof.upper.len(),
+        ),
+        (
+            proof.lower_pruned.len(),
+            proof.lower_pruned.len() + proof.lower.len(),
+        ),
+    ];
     let split = |records: &[PairRecord], start: usize, len: usize| -> Vec<PairRecord> {
         records
             .iter()
@@ -751,11 +976,23 @@ fn assemble(
                     lower: lower.expect("at least one pair"),
                     upper: upper.expect("at least one pair"),
                     lower_triples,
+                    pruned,
                 })
                 .collect();
+            let pruned = |records: &[PrunedRecord]| -> Vec<PrunedRecord> {
+                records
+                    .iter()
+                    .map(|r| PrunedRecord {
+                        bounds: r.bounds[start..start + len].to_vec(),
+                        ..r.clone()
+                    })
+                    .collect()
+            };
             let target_proof = RangeProof {
                 upper: split(&proof.upper, start, len),
                 lower: split(&proof.lower, start, len),
+                upper_pruned: pruned(&proof.upper_pruned),
+                lower_pruned: pruned(&proof.lower_pruned),
                 exp_eps0: proof.exp_eps0.clone(),
             };
             start += len;
@@ -905,14 +1142,31 @@ mod tests {
                         format!("{:?}", want.threshold)
                     );
                 }
-                let values = |p: &RangeProof| -> Vec<Vec<[Enclosure; 2]>> {
-                    p.upper
+                // A sum in both has the same values; a candidate the shared run sums (for
+                // another target's rows) may be pruned alone, but each is one or the other.
+                let key = |r: &PairRecord| (r.pair, r.background);
+                for got in proof.upper.iter().chain(&proof.lower) {
+                    if let Some(want) = want_proof
+                        .upper
                         .iter()
-                        .chain(&p.lower)
-                        .map(|r| r.values.clone())
-                        .collect()
+                        .chain(&want_proof.lower)
+                        .find(|w| key(w) == key(got))
+                    {
+                        assert_eq!(got.values, want.values, "{spec}");
+                    }
+                }
+                let every = |p: &RangeProof| {
+                    let mut all: Vec<_> = p.upper.iter().chain(&p.lower).map(key).collect();
+                    all.extend(
+                        p.upper_pruned
+                            .iter()
+                            .chain(&p.lower_pruned)
+                            .map(|r| (r.pair, r.background)),
+                    );
+                    all.sort();
+                    all
                 };
-                assert_eq!(values(&proof), values(&want_proof), "{spec}");
+                assert_eq!(every(&proof), every(&want_proof), "{spec}");
                 assert_eq!(proof.exp_eps0, want_proof.exp_eps0);
             }
         }

@@ -374,12 +374,13 @@ pub fn profile_notes(q: &ProfileQuery, p: &Profile) -> Vec<&'static str> {
 }
 
 /// The notes behind a certified range of `bounds` (and the shuffle index beside it).
-const RANGE_NOTES: [&str; 6] = [
+const RANGE_NOTES: [&str; 7] = [
     "README.md",
     "arithmetic.md",
     "mechanisms.md",
     "privacy-curves.md",
     "blanket-bounds.md",
+    "chernoff-pruning.md",
     "shuffle-index.md",
 ];
 
@@ -400,7 +401,7 @@ pub fn bounds_parts<'a>(
     let mut method = with_exact_endpoints(|| {
         let mut v = range_proof_json(r, proof);
         v["route"] = json!(
-            "upper: the blanket divergence of every ordered pair of inputs (pairs with equal classes summed once), the largest reported; lower: the exact delta of the concrete neighbouring pair of every summed triple (x1, x1', x2), the largest reported; the shuffle index from the rows"
+            "upper: the blanket divergence of every ordered pair of inputs (pairs with equal classes summed once, pairs whose Chernoff bound is below the end recorded with it instead), the largest reported; lower: the exact delta of the concrete neighbouring pair of every summed triple (x1, x1', x2), the largest reported; the shuffle index from the rows"
         );
         v
     });
@@ -444,9 +445,33 @@ fn range_proof_json(
         }
         v
     };
+    let pruned = |p: &crate::bounds::range::PrunedRecord| {
+        let mut v = json!({
+            "x1": r.inputs[p.pair.0],
+            "x1_prime": r.inputs[p.pair.1],
+            "chernoff": p.bounds.iter().map(|row| row.iter().map(|b| json!({
+                "t": crate::enclosure::exact_string(&b.t),
+                "s": crate::enclosure::exact_string(&b.s),
+                "bound": crate::enclosure::exact_string(&b.value),
+            })).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        });
+        match p.background {
+            Some(x2) => v["x2"] = json!(r.inputs[x2]),
+            None => {
+                v["same_classes"] = p
+                    .same_classes
+                    .iter()
+                    .map(|(a, b)| json!([r.inputs[*a], r.inputs[*b]]))
+                    .collect()
+            }
+        }
+        v
+    };
     json!({
         "upper_pairs": proof.upper.iter().map(record).collect::<Vec<_>>(),
         "lower_triples": proof.lower.iter().map(record).collect::<Vec<_>>(),
+        "upper_pruned": proof.upper_pruned.iter().map(pruned).collect::<Vec<_>>(),
+        "lower_pruned": proof.lower_pruned.iter().map(pruned).collect::<Vec<_>>(),
         "exp_eps0_bracket": proof.exp_eps0.as_ref().map(|(lo, hi)| json!([crate::enclosure::exact_string(lo), crate::enclosure::exact_string(hi)])),
     })
 }

@@ -516,3 +516,100 @@ fn review_regressions_for_bounds() {
         "empty entry",
     );
 }
+
+/// Pairs and triples left to their Chernoff bound (issue 21): the ends are those of every
+/// candidate summed, the certificate records each pruned one, and `verify` re-evaluates them.
+#[test]
+fn pruned_pairs_change_no_end_and_are_verified() {
+    use crate::certificates::{certify, tampered, verify};
+    use serde_json::{Value, json};
+    use shufflecert::enclosure::Enclosure;
+    use shufflecert::bounds::range::{BoundsQuery, Target, blanket_pair, concrete_pair};
+    use shufflecert::bounds::upper::Exact;
+    use shufflecert::exact::pair::PairOptions;
+    use shufflecert::query::{Backend, Threshold};
+    let spec = "fixtures/randomizers/six-inputs.toml";
+    let args = ["bounds", "-m", spec, "--n", "200", "--eps", "0.2,0.4"];
+    let out = cli_json(&args);
+    let pruned = &out["chernoff_pruned"];
+    assert!(pruned["upper_pairs"][0].as_u64().unwrap() >= 10, "{pruned}");
+    assert!(pruned["lower_triples"][0].as_u64().unwrap() >= 30, "{pruned}");
+    // Every candidate summed, by the library: the same ends.
+    let r = shufflecert::mechanism::randomizer::load_randomizer(spec).unwrap();
+    let thresholds: Vec<Threshold> = ["1/5", "2/5"]
+        .iter()
+        .map(|e| Threshold::Eps(parse_rational(e).unwrap()))
+        .collect();
+    let q = BoundsQuery {
+        randomizer: r.clone(),
+        n: 200,
+        target: Target::Delta(thresholds),
+        options: PairOptions::default(),
+        backend: Backend::Interval,
+        escalate_above: None,
+    };
+    let exact = Exact::of(&r).unwrap();
+    let (triples, _) = shufflecert::bounds::range::lower_triples(&exact);
+    for (i, row) in out["results"].as_array().unwrap().iter().enumerate() {
+        let largest = |values: Vec<Enclosure>| {
+            values
+                .into_iter()
+                .max_by(|a, b| a.hi().cmp(b.hi()))
+                .unwrap()
+        };
+        let mut every_pair = Vec::new();
+        for x1 in 0..6 {
+            for x1p in x1 + 1..6 {
+                let [f, b] = blanket_pair(&q, x1, x1p).unwrap()[i].clone();
+                every_pair.extend([f, b]);
+            }
+        }
+        // (The JSON rounds outward to a few digits.)
+        let upper = enclosure(&row["upper"]["value"]);
+        assert!(upper.contains_enclosure(&largest(every_pair)), "row {i}");
+        let every_triple = triples
+            .iter()
+            .flat_map(|&(x1, x1p, x2)| {
+                [
+                    concrete_pair(&q, x1, x1p, x2).unwrap()[i].clone(),
+                    concrete_pair(&q, x1p, x1, x2).unwrap()[i].clone(),
+                ]
+            })
+            .collect();
+        let lower = enclosure(&row["lower"]["value"]);
+        assert!(lower.contains_enclosure(&largest(every_triple)), "row {i}");
+    }
+    // The certificate records them; verify re-evaluates each and notices a changed one.
+    let (file, cert) = certify(&args, "pruned-six.json");
+    assert_eq!(verify(&file).0, 0);
+    let pruned = cert["method"]["upper_pruned"].as_array().unwrap();
+    assert!(!pruned.is_empty());
+    for (name, edit, needle) in [
+        (
+            "bound",
+            Box::new(|c: &mut Value| {
+                c["method"]["upper_pruned"][0]["chernoff"][0][0]["bound"] = json!("1/10000000000")
+            }) as Box<dyn FnOnce(&mut Value)>,
+            "upper_pruned.0.chernoff.0.0.bound",
+        ),
+        (
+            "threshold",
+            Box::new(|c: &mut Value| {
+                c["method"]["upper_pruned"][0]["chernoff"][1][1]["t"] = json!("3")
+            }),
+            "upper_pruned.0.chernoff.1.1",
+        ),
+        (
+            "record",
+            Box::new(|c: &mut Value| {
+                c["method"]["upper_pruned"].as_array_mut().unwrap().remove(0);
+            }),
+            "covered 0 times",
+        ),
+    ] {
+        let file = tampered(&cert, &format!("pruned-{name}.json"), true, edit);
+        let (status, report) = verify(&file);
+        assert_eq!(status, 1, "{name}: {report}");
+        assert!(report["problems"].to_string().contains(needle), "{name}: {report}");
+    }
+}

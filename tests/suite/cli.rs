@@ -836,3 +836,28 @@ fn without_pruning_the_estimate_counts_every_node() {
         run.stderr
     );
 }
+
+/// A range whose first sum leaves too many pairs for `--max-seconds` is refused after it, in
+/// one line that says how many pairs the Chernoff bounds could not rule out (issue 21).
+#[test]
+fn bounds_past_its_time_after_the_first_sum_is_refused() {
+    let run = cli(&[
+        "bounds",
+        "-m",
+        "fixtures/randomizers/forty-inputs.toml",
+        "--n",
+        "50",
+        "--eps",
+        "0.01",
+        "--max-seconds",
+        "0.5",
+    ]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not ruled out by their Chernoff bound"),
+        "{}",
+        run.stderr
+    );
+}

@@ -344,6 +344,26 @@ pub(super) fn verify_range(
         }
         representatives.push((x1, x1p));
     }
+    let pruned_field = format!("{pp}upper_pruned");
+    let pruned = method["upper_pruned"].as_array().map_or(&[][..], Vec::as_slice);
+    let pruned_members = check_pruned(
+        tally,
+        &Pruned {
+            records: pruned,
+            field: &pruned_field,
+            end: "upper",
+            results,
+            rows_prefix: rp,
+            target,
+            n,
+            inputs: &r.inputs,
+        },
+        |x1, x1p, _| exact_above.blanket_classes(x1, x1p),
+        &name,
+    )?;
+    for (a, b) in pruned_members {
+        covered[a.min(b)][a.max(b)] += 1;
+    }
     for x1 in 0..k {
         for x1p in x1 + 1..k {
             if covered[x1][x1p] != 1 {
@@ -404,6 +424,25 @@ pub(super) fn verify_range(
             }
         }
     }
+
+    let pruned_field = format!("{pp}lower_pruned");
+    let pruned = method["lower_pruned"].as_array().map_or(&[][..], Vec::as_slice);
+    let exact_below = Exact::of(&below)?;
+    check_pruned(
+        tally,
+        &Pruned {
+            records: pruned,
+            field: &pruned_field,
+            end: "lower",
+            results,
+            rows_prefix: rp,
+            target,
+            n,
+            inputs: &r.inputs,
+        },
+        |x1, x1p, x2| exact_below.reference_classes(x1, x1p, x2.unwrap_or(x1)),
+        &name,
+    )?;
 
     // The reported ends.
     for (i, row) in results.iter().enumerate() {
@@ -821,6 +860,122 @@ fn witness_thresholds(eps: &Enclosure) -> (Option<Rational>, Option<Rational>) {
         _ => None,
     };
     (c_lo, c_hi)
+}
+
+/// The pairs (or triples) one end of a range did without, as a certificate records them.
+struct Pruned<'a> {
+    records: &'a [Value],
+    /// Their field (`method.upper_pruned`), and the end they were left out of.
+    field: &'a str,
+    end: &'a str,
+    results: &'a [Value],
+    rows_prefix: &'a str,
+    target: &'a Target,
+    n: u64,
+    inputs: &'a [String],
+}
+
+/// Each pruned pair's (or triple's) Chernoff bounds re-evaluated in MPFR at their recorded `t`
+/// and `s` (proofs-notes/chernoff-pruning.md), and shown to keep it at or below the end at every
+/// row, both directions: `t` at most the row's threshold and the bound at most the end's lower
+/// endpoint (for ε: `t` at most `e^{lo}` of the end, and the bound at most the target δ).  Pairs
+/// of equal classes are checked to have them.  Returns every pair the records stand for.
+fn check_pruned(
+    tally: &mut Tally,
+    p: &Pruned<'_>,
+    classes_of: impl Fn(usize, usize, Option<usize>) -> (Vec<crate::bounds::upper::Class>, Rational),
+    name: &impl Fn(&Value, &str) -> Result<usize>,
+) -> Result<Vec<(usize, usize)>> {
+    let mut members = Vec::new();
+    if !p.records.is_empty() {
+        tally.route("Chernoff bounds of the pairs not summed, re-evaluated in MPFR at their t and s");
+    }
+    for (j, record) in p.records.iter().enumerate() {
+        let field = format!("{}.{j}", p.field);
+        let x1 = name(&record["x1"], &format!("{field}.x1"))?;
+        let x1p = name(&record["x1_prime"], &format!("{field}.x1_prime"))?;
+        let x2 = match &record["x2"] {
+            Value::Null => None,
+            v => Some(name(v, &format!("{field}.x2"))?),
+        };
+        let (classes, gamma) = classes_of(x1, x1p, x2);
+        let sum = crate::bounds::chernoff::Sum {
+            classes: &classes,
+            gamma: &gamma,
+            n: p.n,
+        };
+        let rows = record["chernoff"].as_array().map_or(&[][..], Vec::as_slice);
+        if rows.len() != p.results.len() {
+            tally.problem(format!("{field}.chernoff: not one entry per row"));
+            continue;
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let end_field = format!("{}{i}.{}.value", p.rows_prefix, p.end);
+            let end = enclosure_at(&p.results[i][p.end]["value"], &end_field)?;
+            let Endpoint::Finite(lo) = end.lo() else {
+                tally.problem(format!("{end_field}: no finite lower endpoint to prune below"));
+                continue;
+            };
+            // The largest t allowed and the largest bound allowed at this row.
+            let (t_max, limit) = match p.target {
+                Target::Delta(thresholds) => (
+                    crate::bounds::range::threshold_below(&thresholds[i]),
+                    lo.clone(),
+                ),
+                Target::Epsilon(delta) => {
+                    (crate::bounds::chernoff::threshold_below_exp(lo), delta.clone())
+                }
+            };
+            for side in 0..2 {
+                let at = format!("{field}.chernoff.{i}.{side}");
+                let read = |key: &str| -> Result<Rational> {
+                    row.get(side)
+                        .and_then(|b| b[key].as_str())
+                        .and_then(parse_rational)
+                        .ok_or_else(|| Error::argument(format!("{at}.{key}"), "unreadable"))
+                };
+                let (t, s, bound) = (read("t")?, read("s")?, read("bound")?);
+                let again = sum.bound_at(&t, &s, side == 1);
+                if again.as_ref().is_none_or(|v| *v > bound) {
+                    tally.problem(format!(
+                        "{at}.bound: the Chernoff bound at t = {}, s = {} is {}, not at most {}",
+                        exact_string(&t),
+                        exact_string(&s),
+                        again.map_or("undefined".into(), |v| exact_string(&v)),
+                        exact_string(&bound)
+                    ));
+                }
+                if t > t_max || bound > limit {
+                    let (a, b) = if side == 0 { (x1, x1p) } else { (x1p, x1) };
+                    tally.problem(format!(
+                        "{at}: {} -> {} is not shown below the {} end (t {} above {} or bound {} above {})",
+                        p.inputs[a],
+                        p.inputs[b],
+                        p.end,
+                        exact_string(&t),
+                        exact_string(&t_max),
+                        exact_string(&bound),
+                        exact_string(&limit)
+                    ));
+                }
+            }
+        }
+        members.push((x1, x1p));
+        for (m, same) in record["same_classes"].as_array().into_iter().flatten().enumerate() {
+            let pair = (
+                name(&same[0], &format!("{field}.same_classes.{m}"))?,
+                name(&same[1], &format!("{field}.same_classes.{m}"))?,
+            );
+            if classes_of(pair.0, pair.1, x2).0 != classes {
+                tally.problem(format!(
+                    "{field}.same_classes.{m}: the pair {} -> {} does not have the classes of {} -> {}",
+                    p.inputs[pair.0], p.inputs[pair.1], p.inputs[x1], p.inputs[x1p]
+                ));
+            }
+            members.push(pair);
+        }
+    }
+    Ok(members)
 }
 
 /// Whether δ at an ε's witness thresholds shows its ends (`values`: δ at `c_lo` if given, then

@@ -71,6 +71,16 @@ fn lower_subset_note(rows: &[RangeRow]) -> Option<String> {
     })
 }
 
+/// How many candidates each end did without (their Chernoff bound below the end), if any.
+fn pruned_note(rows: &[RangeRow]) -> Option<String> {
+    let [(pu, cu), (pl, cl)] = rows.first()?.pruned;
+    (pu + pl > 0).then(|| {
+        format!(
+            "not summed, as their Chernoff bound is below the end (proofs-notes/chernoff-pruning.md): {pu} of {cu} class-distinct pairs, {pl} of {cl} triples"
+        )
+    })
+}
+
 /// The lines of `χ_up` and `χ_lo` with their attaining inputs.
 fn index_text(r: &Randomizer, (up, lo): &(IndexValue, IndexValue)) -> String {
     let mut s = String::new();
@@ -119,6 +129,10 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
         "n": b.query.n,
         "scope": [LOWER_SCOPE, UPPER_SCOPE],
         "lower_subset": lower_subset_note(b.rows),
+        "chernoff_pruned": b.rows.first().map(|row| json!({
+            "upper_pairs": [row.pruned[0].0, row.pruned[0].1],
+            "lower_triples": [row.pruned[1].0, row.pruned[1].1],
+        })),
         "shuffle_index": {
             "chi_up": index_json(r, &b.index.0),
             "chi_lo": index_json(r, &b.index.1),
@@ -173,6 +187,9 @@ pub fn bounds_text(b: &BoundsReport) -> String {
     );
     s += &format!("{LOWER_SCOPE}\n{UPPER_SCOPE}\n");
     if let Some(note) = lower_subset_note(b.rows) {
+        s += &format!("{note}\n");
+    }
+    if let Some(note) = pruned_note(b.rows) {
         s += &format!("{note}\n");
     }
     if let Some((_, note)) = bracket_note(r) {
