@@ -143,13 +143,29 @@ impl Scalar for Interval {
         if rounds >= 1 << 50 || !(approx >= 0.0 && approx.is_finite()) {
             return None;
         }
-        let factor = make(1.0, 1.0)
-            - make(
-                rounds as f64 * 2f64.powi(-53),
-                rounds as f64 * 2f64.powi(-53),
-            );
-        let v = make(approx, approx);
-        Some(make((v * factor).inf(), (v / factor).sup()))
+        // f = 1 − r u is exact (r < 2^50).  The product and quotient are rounded to nearest and
+        // their residuals `v f − p` and `q f − v` are exact by a fused multiply-add (far from
+        // underflow), so each end moves one double outward only when it was rounded inward;
+        // near underflow it always moves (one spacing outward bounds a rounding to nearest).
+        let factor = 1.0 - rounds as f64 * 2f64.powi(-53);
+        let (p, q) = (approx * factor, approx / factor);
+        let (lo, hi) = if approx > 2f64.powi(-900) {
+            (
+                if approx.mul_add(factor, -p) < 0.0 {
+                    p.next_down()
+                } else {
+                    p
+                },
+                if q.mul_add(factor, -approx) < 0.0 {
+                    q.next_up()
+                } else {
+                    q
+                },
+            )
+        } else {
+            (p.next_down().max(0.0), q.next_up())
+        };
+        Some(make(lo, hi))
     }
 
     fn to_mpfr(&self, precision: u32) -> MpfrInterval {

@@ -161,6 +161,14 @@ impl Sum<'_> {
     }
 }
 
+/// `ln q` as a double (−∞ for 0), for rationals far outside the double range too (steering only).
+pub fn ln_f64(q: &Rational) -> f64 {
+    if *q <= 0 {
+        return f64::NEG_INFINITY;
+    }
+    rug::Float::with_val(64, q).ln().to_f64()
+}
+
 /// Bits of the thresholds bounds are evaluated at (any rational below the true threshold
 /// holds; 64 bits keep certificates short).
 const THRESHOLD_BITS: u32 = 64;
@@ -188,7 +196,10 @@ mod tests {
         ))
         .expect("fixture");
         let exact = Exact::of(&r).expect("rational");
-        for (classes, gamma) in [exact.blanket_classes(0, 2), exact.reference_classes(0, 2, 1)] {
+        for (classes, gamma) in [
+            exact.blanket_classes(0, 2),
+            exact.reference_classes(0, 2, 1),
+        ] {
             for n in [1u64, 5, 20] {
                 let sum = Sum {
                     classes: &classes,

@@ -496,9 +496,20 @@ pub fn bounds_shared(
         ..q.clone()
     };
     let (below, above) = (at(&bracket.lower), at(&bracket.upper));
-    let upper = upper_end(&above, targets, &Exact::of(&bracket.upper)?, &mut proof, &clock)?;
-    let (mut lower, scope) =
-        lower_end(&below, targets, &Exact::of(&bracket.lower)?, &mut proof, &clock)?;
+    let upper = upper_end(
+        &above,
+        targets,
+        &Exact::of(&bracket.upper)?,
+        &mut proof,
+        &clock,
+    )?;
+    let (mut lower, scope) = lower_end(
+        &below,
+        targets,
+        &Exact::of(&bracket.lower)?,
+        &mut proof,
+        &clock,
+    )?;
     // Each lower value: the attaining pair's δ between its values at a_lo and a_hi.
     let mut values: Vec<((usize, usize, usize), Vec<Enclosure>)> = Vec::new();
     for (i, slot) in lower.iter_mut().enumerate() {
@@ -725,13 +736,8 @@ fn lower_end(
             }
         })
         .collect();
-    let progress = Stage::start(
-        "bounds: lower end",
-        "neighbouring pairs",
-        scope.0 as u64,
-    );
-    let (best, summed, pruned) =
-        largest_over(q, targets, candidates, &progress, clock, "triples")?;
+    let progress = Stage::start("bounds: lower end", "neighbouring pairs", scope.0 as u64);
+    let (best, summed, pruned) = largest_over(q, targets, candidates, &progress, clock, "triples")?;
     proof.lower = summed;
     proof.lower_pruned = pruned;
     Ok((best, scope))
@@ -809,12 +815,7 @@ fn largest_over(
             values: values.clone(),
             same_classes: c.same_classes.clone(),
         });
-        keep_largest(
-            &mut best,
-            values,
-            c.pair,
-            c.background.filter(|_| q.n > 1),
-        );
+        keep_largest(&mut best, values, c.pair, c.background.filter(|_| q.n > 1));
         if i == 0 {
             let rest: Vec<&Candidate> = ranked[1..]
                 .iter()
@@ -844,8 +845,12 @@ fn largest_over(
 
 /// Per row: the threshold a candidate's bound is evaluated at and the value it must not pass
 /// (δ rows: the lower threshold bracket and the end's lower endpoint; ε rows: a threshold at
-/// most `e^{lo}` of the end's ε, and the target δ).  `None` while a row has no positive value.
-fn pruning_rows(targets: &[Target], best: &[Option<Attained>]) -> Option<Vec<(Rational, Rational)>> {
+/// most `e^{lo}` of the end's ε, and the target δ).  `None` while a row has no value.  A limit
+/// of 0 prunes only the candidates whose sum is exactly 0 there (no class has `u > t v`).
+fn pruning_rows(
+    targets: &[Target],
+    best: &[Option<Attained>],
+) -> Option<Vec<(Rational, Rational)>> {
     let rows = targets.iter().flat_map(|target| match target {
         Target::Delta(thresholds) => thresholds.iter().map(|t| (Some(t), None)).collect(),
         Target::Epsilon(delta) => vec![(None, Some(delta))],
@@ -859,8 +864,7 @@ fn pruning_rows(targets: &[Target], best: &[Option<Attained>]) -> Option<Vec<(Ra
                 (None, delta) => Some((chernoff::threshold_below_exp(&lo), delta?.clone())),
             }
         })
-        .collect::<Option<Vec<_>>>()
-        .filter(|rows| rows.iter().all(|(_, limit)| *limit > 0))
+        .collect()
 }
 
 /// A rational at most the threshold `t = e^ε` (the Chernoff bound there holds above it).
@@ -893,10 +897,10 @@ fn likely_pruned(n: u64, targets: &[Target], c: &Candidate, best: &[Option<Attai
     let sum = c.chernoff(n);
     pruning_rows(targets, best).is_some_and(|rows| {
         rows.iter().all(|(t, limit)| {
-            let ln_limit = limit.to_f64().ln();
+            let ln_limit = chernoff::ln_f64(limit);
             [false, true]
                 .into_iter()
-                .all(|rev| sum.approx_log_bound(t.to_f64(), rev) < ln_limit)
+                .all(|rev| sum.approx_log_bound(t.to_f64(), rev) <= ln_limit)
         })
     })
 }
@@ -923,7 +927,11 @@ fn rank(targets: &[Target], sum: &chernoff::Sum<'_>) -> f64 {
             }
             for _ in 0..50 {
                 let mid = 0.5 * (lo + hi);
-                if at(mid.exp()) > ln_delta { lo = mid } else { hi = mid }
+                if at(mid.exp()) > ln_delta {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
             }
             hi
         }

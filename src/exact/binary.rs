@@ -252,13 +252,16 @@ pub fn trim<S: Scalar>(law: WindowLaw<S>, tau_bits: Option<u32>, ctx: &S::Ctx) -
 
 /// `out(K) = w(0)·s(K) + w(1)·s(K−1)`: one more user with output law `w` (the shift identity
 /// of Lemma 4.2 for d = 2).  The window grows by one.
+/// In the non-negative f64 kernel where the backend takes it (nonnegative-kernel.md).
 pub fn add_binary_user<S: Scalar>(s: &WindowLaw<S>, w: &[S], ctx: &S::Ctx) -> WindowLaw<S> {
-    let len = s.values.len() + 1;
-    let mut out = vec![S::zero(ctx); len];
-    for (i, v) in s.values.iter().enumerate() {
-        out[i].add_mul_assign(&w[0], v);
-        out[i + 1].add_mul_assign(&w[1], v);
-    }
+    let out = super::nonneg::add_two_point(&s.values, w, ctx).unwrap_or_else(|| {
+        let mut out = vec![S::zero(ctx); s.values.len() + 1];
+        for (i, v) in s.values.iter().enumerate() {
+            out[i].add_mul_assign(&w[0], v);
+            out[i + 1].add_mul_assign(&w[1], v);
+        }
+        out
+    });
     WindowLaw {
         start: s.start,
         values: out,

@@ -220,6 +220,56 @@ pub fn convolve<S: Scalar>(a: &[S], b: &[S], ctx: &S::Ctx) -> Option<Vec<S>> {
     Some(out)
 }
 
+/// One more user with the two-point law `w`: `out(i) = w(0) a(i) + w(1) a(i − 1)` (a window
+/// one longer), with one count per value: an output adds two products, each carrying its input's
+/// count plus the weights' and one, into an exact 0, so it carries the larger input count plus
+/// the weights' count plus 2.  Values the kernel does not take (below `2^-500`, or wide) give
+/// their outputs in the backend's arithmetic.  `None` when the backend does not take f64
+/// values or a weight is neither exactly 0 nor a tight enclosure at or above `2^-500`.
+pub fn add_two_point<S: Scalar>(a: &[S], w: &[S], ctx: &S::Ctx) -> Option<Vec<S>> {
+    S::from_nonneg_f64(1.0, 0, ctx)?;
+    let (weights, rw, smallest) = counted_weights(w)?;
+    if weights.len() != 2 || smallest < CONVOLVE_FLOOR {
+        return None;
+    }
+    let taken: Vec<Option<(f64, u32)>> = a
+        .iter()
+        .map(|x| {
+            let (lo, hi) = x.f64_bounds();
+            if hi == 0.0 {
+                Some((0.0, 0))
+            } else if lo >= CONVOLVE_FLOOR {
+                counted_point(lo, hi)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let zero = (0.0, 0);
+    (0..=a.len())
+        .map(|i| {
+            let here = if i < a.len() { taken[i] } else { Some(zero) };
+            let before = if i > 0 { taken[i - 1] } else { Some(zero) };
+            match (here, before) {
+                (Some((x, rx)), Some((y, ry))) => {
+                    let value = weights[0] * x + weights[1] * y;
+                    S::from_nonneg_f64(value, u64::from(rx.max(ry)) + u64::from(rw) + 2, ctx)
+                }
+                _ => {
+                    let mut out = S::zero(ctx);
+                    if i < a.len() {
+                        out.add_mul_assign(&w[0], &a[i]);
+                    }
+                    if i > 0 {
+                        out.add_mul_assign(&w[1], &a[i - 1]);
+                    }
+                    Some(out)
+                }
+            }
+        })
+        .collect()
+}
+
 /// `count` more users with output law `w`, each step pruned below `2^-tau_bits` of the largest
 /// value, computed in the non-negative kernel.  `None` when the backend does not take f64
 /// values or the inputs are outside the kernel's range; the caller then steps in its own

@@ -523,9 +523,9 @@ fn review_regressions_for_bounds() {
 fn pruned_pairs_change_no_end_and_are_verified() {
     use crate::certificates::{certify, tampered, verify};
     use serde_json::{Value, json};
-    use shufflecert::enclosure::Enclosure;
     use shufflecert::bounds::range::{BoundsQuery, Target, blanket_pair, concrete_pair};
     use shufflecert::bounds::upper::Exact;
+    use shufflecert::enclosure::Enclosure;
     use shufflecert::exact::pair::PairOptions;
     use shufflecert::query::{Backend, Threshold};
     let spec = "fixtures/randomizers/six-inputs.toml";
@@ -533,7 +533,10 @@ fn pruned_pairs_change_no_end_and_are_verified() {
     let out = cli_json(&args);
     let pruned = &out["chernoff_pruned"];
     assert!(pruned["upper_pairs"][0].as_u64().unwrap() >= 10, "{pruned}");
-    assert!(pruned["lower_triples"][0].as_u64().unwrap() >= 30, "{pruned}");
+    assert!(
+        pruned["lower_triples"][0].as_u64().unwrap() >= 30,
+        "{pruned}"
+    );
     // Every candidate summed, by the library: the same ends.
     let r = shufflecert::mechanism::randomizer::load_randomizer(spec).unwrap();
     let thresholds: Vec<Threshold> = ["1/5", "2/5"]
@@ -602,7 +605,10 @@ fn pruned_pairs_change_no_end_and_are_verified() {
         (
             "record",
             Box::new(|c: &mut Value| {
-                c["method"]["upper_pruned"].as_array_mut().unwrap().remove(0);
+                c["method"]["upper_pruned"]
+                    .as_array_mut()
+                    .unwrap()
+                    .remove(0);
             }),
             "covered 0 times",
         ),
@@ -610,6 +616,9 @@ fn pruned_pairs_change_no_end_and_are_verified() {
         let file = tampered(&cert, &format!("pruned-{name}.json"), true, edit);
         let (status, report) = verify(&file);
         assert_eq!(status, 1, "{name}: {report}");
-        assert!(report["problems"].to_string().contains(needle), "{name}: {report}");
+        assert!(
+            report["problems"].to_string().contains(needle),
+            "{name}: {report}"
+        );
     }
 }

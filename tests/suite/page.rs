@@ -242,8 +242,10 @@ fn bounds_pages_show_the_range_its_pairs_and_triples() {
     for needle in [
         "the certified range of δ_M(ε) over every dataset of n = 8 users",
         "lower end (a concrete pair)",
-        "The upper end: 3 ordered pairs and their reverses summed",
-        "The lower end: 5 concrete pairs of datasets summed",
+        "The upper end: 1 ordered pair and its reverse summed",
+        "2 pairs left out of the upper end: each one's Chernoff bound is below the end",
+        "The lower end: 2 concrete pairs of datasets summed",
+        "3 concrete pairs left out of the lower end",
         "one user switching low → high, the others holding low",
         "χ_up (upper end's pair)",
         "The certified range of δ_M(ε): the true worst case over every dataset",

@@ -289,8 +289,17 @@ pub(super) fn argmax_text(row: &crate::profile::ProfileRow) -> String {
     for (a, b) in &row.argmax_ranges {
         parts.push(format!("k={}..{} qp+pq (exactly 0)", a, b - 1));
     }
+    // Many runs (ties at the resolution of a large n) are cut to the first few; --json keeps all.
+    if parts.len() > ARGMAX_RUNS_SHOWN + 2 {
+        let more = parts.len() - ARGMAX_RUNS_SHOWN;
+        parts.truncate(ARGMAX_RUNS_SHOWN);
+        parts.push(format!("and {more} more runs of k (all in --json)"));
+    }
     parts.join(", ")
 }
+
+/// How many runs of maximisers a text report lists before it cuts the rest.
+const ARGMAX_RUNS_SHOWN: usize = 6;
 
 /// The maximisers as JSON: `argmax_k` (evaluated pairs) and `argmax_k_ranges` (inclusive ranges
 /// of k tied at exactly 0, both directions); both empty for a row below resolution, whose

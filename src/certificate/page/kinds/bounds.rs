@@ -153,6 +153,72 @@ pub(super) fn bounds(cert: &Value) -> Kind {
             record_rows(triples, true),
         );
     }
+    // Every candidate left out, with its Chernoff bounds (proofs-notes/chernoff-pruning.md).
+    let bound_cell = |b: &Value| -> String {
+        match b["bound"]
+            .as_str()
+            .and_then(crate::enclosure::parse_rational)
+        {
+            Some(q) => format!("≤ {}", esc(&crate::enclosure::bound_text(&q))),
+            None => "?".into(),
+        }
+    };
+    let pruned_rows = |records: &[Value], with_background: bool| -> Vec<Vec<String>> {
+        records
+            .iter()
+            .map(|p| {
+                let mut who = format!("{} → {}", esc(&text(&p["x1"])), esc(&text(&p["x1_prime"])));
+                if with_background {
+                    let _ = write!(who, ", others {}", esc(&text(&p["x2"])));
+                }
+                let same = array(&p["same_classes"]);
+                if !same.is_empty() {
+                    let _ = write!(
+                        who,
+                        "<br><span class=\"sub\">and {} more</span>",
+                        same.len()
+                    );
+                }
+                let mut row = vec![who];
+                for bounds in array(&p["chernoff"]) {
+                    row.push(format!(
+                        "{}<br>{}",
+                        bound_cell(&bounds[0]),
+                        bound_cell(&bounds[1])
+                    ));
+                }
+                row
+            })
+            .collect()
+    };
+    for (key, what, with_background) in [
+        ("upper_pruned", "pairs left out of the upper end", false),
+        (
+            "lower_pruned",
+            "concrete pairs left out of the lower end",
+            true,
+        ),
+    ] {
+        let records = array(&method[key]);
+        if records.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            html,
+            "<h3>{} {what}: each one's Chernoff bound is below the end</h3>",
+            records.len()
+        );
+        html += "<p class=\"sub\">Each bound is evaluated in MPFR at the recorded threshold and \
+                 tilt; `verify` evaluates it again (proofs-notes/chernoff-pruning.md).</p>\n";
+        html += &table_html(
+            &record_header(if with_background {
+                "pair (x1 → x1′, others x2)"
+            } else {
+                "pair"
+            }),
+            pruned_rows(records, with_background),
+        );
+    }
     let index = &report["shuffle_index"];
     if index.is_object() {
         html += "<h3>The shuffle index</h3>\n";
