@@ -197,10 +197,7 @@ impl<'a, S: Scalar> Curve<'a, S> {
         let (a, b) = self.dir.laws(self.law);
         let kept = match &self.ordered {
             Some(ordered) => ordered.positive_part_sum_f64(a, b, c, self.ctx),
-            None => match None::<(f64, f64)>
-                .or_else(|| positive_part_bounds_f64(a, b, c))
-                .filter(|_| false)
-            {
+            None => match positive_part_bounds_f64(a, b, c) {
                 Some((lo, hi)) => interval(lo, hi),
                 None => {
                     let (lo, hi) = positive_part_sum(a, b, c, self.ctx).f64_bounds();
