@@ -152,18 +152,21 @@ impl Scalar for Interval {
         let (lo, hi) = if approx > 2f64.powi(-900) {
             (
                 if approx.mul_add(factor, -p) < 0.0 {
-                    p.next_down()
+                    crate::arith::next_down(p)
                 } else {
                     p
                 },
                 if q.mul_add(factor, -approx) < 0.0 {
-                    q.next_up()
+                    crate::arith::next_up(q)
                 } else {
                     q
                 },
             )
         } else {
-            (p.next_down().max(0.0), q.next_up())
+            (
+                crate::arith::next_down(p).max(0.0),
+                crate::arith::next_up(q),
+            )
         };
         Some(make(lo, hi))
     }

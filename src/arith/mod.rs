@@ -169,6 +169,23 @@ pub trait Transcendental: Scalar {
     fn clamp_to(&self, lo: &Self, hi: Option<&Self>) -> Self;
 }
 
+/// The next double above `x` (`x` itself for +∞ and NaN): `f64::next_up`, which needs Rust 1.86.
+pub fn next_up(x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let bits = x.to_bits();
+    f64::from_bits(if x > 0.0 { bits + 1 } else { bits - 1 })
+}
+
+/// The next double below `x`.
+pub fn next_down(x: f64) -> f64 {
+    -next_up(-x)
+}
+
 /// `x^k` by repeated squaring (each product an enclosure, so the result encloses `x^k`).
 pub fn power<S: Scalar>(x: &S, mut k: u64, ctx: &S::Ctx) -> S {
     let (mut base, mut out) = (x.clone(), S::one(ctx));
@@ -233,6 +250,27 @@ pub fn ln_bracket(x: &Rational, prec: u32) -> (Rational, Rational) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn next_up_and_down_step_one_double() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            1e-310,
+            -1e-310,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            let (up, down) = (super::next_up(x), super::next_down(x));
+            assert!(up > x && down < x, "{x}");
+            assert!(!(up > x && up < super::next_up(x)));
+            assert_eq!(super::next_down(up), if x == 0.0 { 0.0 } else { x });
+        }
+        assert_eq!(super::next_up(f64::INFINITY), f64::INFINITY);
+    }
+
     use super::*;
 
     #[test]

@@ -148,7 +148,7 @@ impl Sum<'_> {
         let mut psi = outside.clone();
         for c in self.classes {
             let (u, v) = if reverse { (&c.v, &c.u) } else { (&c.u, &c.v) };
-            let z = Rational::from(u - Rational::from(t * v));
+            let z = u - Rational::from(t * v);
             psi = psi.add(&at(&c.mass).mul(&at(&Rational::from(s * &z)).exp()));
         }
         let numerator = power(&psi, self.n, &ctx).sub(&power(&outside, self.n, &ctx));
@@ -236,7 +236,7 @@ mod tests {
             .iter()
             .map(|c| {
                 let (u, v) = if reverse { (&c.v, &c.u) } else { (&c.u, &c.v) };
-                (c.mass.clone(), Rational::from(u - Rational::from(t * v)))
+                (c.mass.clone(), u - Rational::from(t * v))
             })
             .collect();
         steps.push((Rational::from(1 - gamma), Rational::new()));

@@ -720,7 +720,7 @@ fn lower_end(
     exact: &Exact,
     proof: &mut RangeProof,
     clock: &Clock,
-) -> Result<(Vec<Option<Attained>>, (usize, usize))> {
+) -> Result<(Slots, (usize, usize))> {
     let (considered, distinct) = lower_triples(exact);
     let scope = (considered.len(), distinct);
     let candidates = considered
@@ -742,6 +742,9 @@ fn lower_end(
     proof.lower_pruned = pruned;
     Ok((best, scope))
 }
+
+/// An end's value per row, with the pair attaining it (`None` until a sum gives one).
+type Slots = Vec<Option<Attained>>;
 
 /// One sum an end may need: an unordered pair (with its background `x2` for the lower end),
 /// its classes, and the pairs of equal classes it stands for.
@@ -782,7 +785,7 @@ fn largest_over(
     progress: &Stage,
     clock: &Clock,
     what: &str,
-) -> Result<(Vec<Option<Attained>>, Vec<PairRecord>, Vec<PrunedRecord>)> {
+) -> Result<(Slots, Vec<PairRecord>, Vec<PrunedRecord>)> {
     let mut ranked: Vec<(f64, Candidate)> = candidates
         .drain(..)
         .map(|c| (rank(targets, &c.chernoff(q.n)), c))

@@ -81,7 +81,10 @@ fn positive_part_bounds_f64<S: Scalar>(a: &[S], b: &[S], c: &S) -> Option<(f64, 
         return None;
     }
     let error = 2.1 * U * active + 1.1 * (a.len() as f64 + 1.0) * U * hi;
-    Some((((lo - error).next_down()).max(0.0), (hi + error).next_up()))
+    Some((
+        crate::arith::next_down(lo - error).max(0.0),
+        crate::arith::next_up(hi + error),
+    ))
 }
 
 /// Pairs with fewer states are evaluated directly even when many thresholds are asked.

@@ -311,25 +311,9 @@ pub(super) fn verify_range(
                 }
             }
         }
-        let mut members = vec![(x1, x1p)];
-        for (m, same) in p["same_classes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let pair = (
-                name(&same[0], &format!("{field}.same_classes.{m}"))?,
-                name(&same[1], &format!("{field}.same_classes.{m}"))?,
-            );
-            if exact_above.blanket_classes(pair.0, pair.1) != exact_above.blanket_classes(x1, x1p) {
-                tally.problem(format!(
-                    "{field}.same_classes.{m}: the pair {} -> {} does not have the classes of {} -> {}",
-                    r.inputs[pair.0], r.inputs[pair.1], r.inputs[x1], r.inputs[x1p]
-                ));
-            }
-            members.push(pair);
-        }
+        let members = same_classes(tally, p, &field, (x1, x1p), &r.inputs, &name, |a, b| {
+            exact_above.blanket_classes(a, b) == exact_above.blanket_classes(x1, x1p)
+        })?;
         for (a, b) in members {
             covered[a.min(b)][a.max(b)] += 1;
             if thresholds.is_some() {
@@ -866,6 +850,37 @@ fn witness_thresholds(eps: &Enclosure) -> (Option<Rational>, Option<Rational>) {
     (c_lo, c_hi)
 }
 
+/// A recorded pair and the pairs of equal classes it stands for (`same_classes`), each checked
+/// by `same` to have them.
+fn same_classes(
+    tally: &mut Tally,
+    record: &Value,
+    field: &str,
+    pair: (usize, usize),
+    inputs: &[String],
+    name: &impl Fn(&Value, &str) -> Result<usize>,
+    same: impl Fn(usize, usize) -> bool,
+) -> Result<Vec<(usize, usize)>> {
+    let mut members = vec![pair];
+    for (m, other) in record["same_classes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let at = format!("{field}.same_classes.{m}");
+        let other = (name(&other[0], &at)?, name(&other[1], &at)?);
+        if !same(other.0, other.1) {
+            tally.problem(format!(
+                "{at}: the pair {} -> {} does not have the classes of {} -> {}",
+                inputs[other.0], inputs[other.1], inputs[pair.0], inputs[pair.1]
+            ));
+        }
+        members.push(other);
+    }
+    Ok(members)
+}
+
 /// The pairs (or triples) one end of a range did without, as a certificate records them.
 struct Pruned<'a> {
     records: &'a [Value],
@@ -969,25 +984,15 @@ fn check_pruned(
                 }
             }
         }
-        members.push((x1, x1p));
-        for (m, same) in record["same_classes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let pair = (
-                name(&same[0], &format!("{field}.same_classes.{m}"))?,
-                name(&same[1], &format!("{field}.same_classes.{m}"))?,
-            );
-            if classes_of(pair.0, pair.1, x2).0 != classes {
-                tally.problem(format!(
-                    "{field}.same_classes.{m}: the pair {} -> {} does not have the classes of {} -> {}",
-                    p.inputs[pair.0], p.inputs[pair.1], p.inputs[x1], p.inputs[x1p]
-                ));
-            }
-            members.push(pair);
-        }
+        members.extend(same_classes(
+            tally,
+            record,
+            &field,
+            (x1, x1p),
+            p.inputs,
+            name,
+            |a, b| classes_of(a, b, x2).0 == classes,
+        )?);
     }
     Ok(members)
 }

@@ -89,26 +89,30 @@ pub(super) fn bounds(cert: &Value) -> Kind {
             )
         }
     };
+    // A recorded pair (with its background, and the pairs of equal classes it stands for).
+    let who = |p: &Value, with_background: bool| -> String {
+        let mut who = format!("{} → {}", esc(&text(&p["x1"])), esc(&text(&p["x1_prime"])));
+        if with_background {
+            let _ = write!(who, ", others {}", esc(&text(&p["x2"])));
+        }
+        let same = array(&p["same_classes"]);
+        if !same.is_empty() {
+            let _ = write!(
+                who,
+                "<br><span class=\"sub\">also {}</span>",
+                same.iter()
+                    .map(|s| format!("{} → {}", esc(&text(&s[0])), esc(&text(&s[1]))))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        who
+    };
     let record_rows = |records: &[Value], with_background: bool| -> Vec<Vec<String>> {
         records
             .iter()
             .map(|p| {
-                let mut who = format!("{} → {}", esc(&text(&p["x1"])), esc(&text(&p["x1_prime"])));
-                if with_background {
-                    let _ = write!(who, ", others {}", esc(&text(&p["x2"])));
-                }
-                let same = array(&p["same_classes"]);
-                if !same.is_empty() {
-                    let _ = write!(
-                        who,
-                        "<br><span class=\"sub\">also {}</span>",
-                        same.iter()
-                            .map(|s| format!("{} → {}", esc(&text(&s[0])), esc(&text(&s[1]))))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-                let mut row = vec![who];
+                let mut row = vec![who(p, with_background)];
                 for values in array(&p["values"]) {
                     row.push(format!("{}<br>{}", cell(&values[0]), cell(&values[1])));
                 }
@@ -167,19 +171,7 @@ pub(super) fn bounds(cert: &Value) -> Kind {
         records
             .iter()
             .map(|p| {
-                let mut who = format!("{} → {}", esc(&text(&p["x1"])), esc(&text(&p["x1_prime"])));
-                if with_background {
-                    let _ = write!(who, ", others {}", esc(&text(&p["x2"])));
-                }
-                let same = array(&p["same_classes"]);
-                if !same.is_empty() {
-                    let _ = write!(
-                        who,
-                        "<br><span class=\"sub\">and {} more</span>",
-                        same.len()
-                    );
-                }
-                let mut row = vec![who];
+                let mut row = vec![who(p, with_background)];
                 for bounds in array(&p["chernoff"]) {
                     row.push(format!(
                         "{}<br>{}",
