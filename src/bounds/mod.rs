@@ -1,7 +1,8 @@
 //! Certified bounds for randomizers on any finite input domain (issue 11, Takagi–Liew): the
 //! privacy blanket and the shuffle index (`index`), the blanket sum (`upper`), the certified range
-//! of `bounds` (`range`: the blanket divergence above, concrete neighbouring pairs below), and the
-//! shuffle index's asymptotic predictions (`predict`).
+//! of `bounds` (`range`: the blanket divergence above, concrete neighbouring pairs below), the
+//! Chernoff bound on one sum that lets a range skip pairs (`chernoff`), and the shuffle index's
+//! asymptotic predictions (`predict`).
 
 pub mod chernoff;
 pub mod index;
