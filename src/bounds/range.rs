@@ -990,7 +990,7 @@ fn assemble(
                     pruned,
                 })
                 .collect();
-            let pruned = |records: &[PrunedRecord]| -> Vec<PrunedRecord> {
+            let split_pruned = |records: &[PrunedRecord]| -> Vec<PrunedRecord> {
                 records
                     .iter()
                     .map(|r| PrunedRecord {
@@ -1002,8 +1002,8 @@ fn assemble(
             let target_proof = RangeProof {
                 upper: split(&proof.upper, start, len),
                 lower: split(&proof.lower, start, len),
-                upper_pruned: pruned(&proof.upper_pruned),
-                lower_pruned: pruned(&proof.lower_pruned),
+                upper_pruned: split_pruned(&proof.upper_pruned),
+                lower_pruned: split_pruned(&proof.lower_pruned),
                 exp_eps0: proof.exp_eps0.clone(),
             };
             start += len;
