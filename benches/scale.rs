@@ -1,7 +1,8 @@
 //! Issue 21: questions at deployment scale, whole process (the release binary), 2 cores.
 //! Targets: binary RR ε0 = 1, ε_M at δ = 1e-6, n = 10⁵ in ≤ 2 s and n = 10⁶ in ≤ 60 s; the
 //! ternary pair of the issue (`fixtures/mechanisms/ternary.toml`) at n = 10⁴, k = 5000, ε at δ = 1e-6 in ≤ 1 s;
-//! `bounds` on a generic 40-input randomizer at n = 10⁴ in ≤ 30 s.  Run one row with
+//! `bounds` on a generic 40-input randomizer at n = 10⁴ in ≤ 30 s; Theorem 7.2's array (zero
+//! entries) at n = 3200 in ≤ 2 s.  Run one row with
 //! `cargo bench --bench scale -- "n=100000"`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -127,11 +128,35 @@ fn many_inputs(c: &mut Criterion) {
     group.finish();
 }
 
+/// Zero entries on windows: Part III Theorem 7.2's array (`fixtures/sequences/theorem-7-2.toml`,
+/// W0 vanishes on two of four outputs) at n = 3200, k = 1600, against its limit (target: ≤ 2 s).
+fn zero_entries(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale: Theorem 7.2 array, limit at n=3200");
+    group.sample_size(10);
+    group.bench_function("k=n/2 eps=0.5", |b| {
+        b.iter(|| {
+            run(&[
+                "limit",
+                "--family",
+                "fixtures/sequences/theorem-7-2.toml",
+                "--n",
+                "3200",
+                "--k-rule",
+                "fraction:1/2",
+                "--eps",
+                "0.5",
+            ])
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     binary_profile,
     ternary_pair,
     range_audit,
-    many_inputs
+    many_inputs,
+    zero_entries
 );
 criterion_main!(benches);

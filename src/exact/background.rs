@@ -19,7 +19,10 @@
 
 use super::group::ratio_range;
 use super::law::{Layout, PairLaw};
-use super::pair::{PairOptions, Plan, Route, WINDOW_MAX_N, check_memory, window_states_of};
+use super::pair::{
+    PairOptions, Plan, Route, SECONDS_PER_STEP_PRODUCT, SLOWER_THAN_VALUE_SIZE, WINDOW_MAX_N,
+    check_memory, window_states_of,
+};
 use super::window::{WindowedLaw, add_block, multinomial, pair};
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
@@ -181,16 +184,6 @@ pub fn background_pair<S: Scalar>(
     let common = common.unwrap_or_else(|| WindowedLaw::empty(d, ctx));
     Ok(pair(&common, &channel, ctx))
 }
-
-/// Seconds per estimated product of a background's steps with f64 intervals (whole runs,
-/// release build, 2 cores: 1.5·10⁻⁹ s at n = 3001 and 10001, the estimate being an upper
-/// count); other backends scale with their value size.
-const SECONDS_PER_STEP_PRODUCT: f64 = 1.8e-9;
-
-/// How much more than their value size MPFR and rational products cost than f64-interval ones
-/// (release build, 2 cores, the three-input example at n = 100–1000: measured 7–13× the
-/// value-size estimate at 128–2048 bits, 10–12× for rationals).
-const SLOWER_THAN_VALUE_SIZE: f64 = 10.0;
 
 /// Refuses, with the estimate, a background whose common law would take longer than
 /// `--max-seconds` to build.  After the largest group, each group of `c` users costs at most

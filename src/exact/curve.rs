@@ -359,7 +359,15 @@ pub fn total_variation<S: Scalar>(law: &PairLaw<S>, ctx: &S::Ctx) -> Enclosure {
 
 /// The singular mass of the curve's upper law: `Q(P = 0)` for `Qp`, `P(Q = 0)` for `Pq`.
 /// Every curve stays at or above it for all ε.
+/// A mechanism's pair carries it in closed form ([`super::law::Omission::singular`]); otherwise
+/// it is the stored mass where the other law is exactly zero.
 pub fn singular_mass<S: Scalar>(law: &PairLaw<S>, dir: Direction, ctx: &S::Ctx) -> Enclosure {
+    if let Some([qp, pq]) = &law.omission.singular {
+        return match dir {
+            Direction::Qp => qp.clone(),
+            Direction::Pq => pq.clone(),
+        };
+    }
     let (a, b) = dir.laws(law);
     let mut sum = S::zero(ctx);
     for (x, y) in a.iter().zip(b) {

@@ -177,6 +177,17 @@ pub fn f_divergence<S: Transcendental>(
     div: &Divergence,
     ctx: &S::Ctx,
 ) -> Enclosure {
+    // Positive singular mass on a side where the generator's limit is infinite: D = +∞ (known
+    // in closed form for a mechanism's pair, even where truncation dropped those states).
+    if let Some([qp, pq]) = &law.omission.singular {
+        let positive = |m: &Enclosure| matches!(m.lo(), Endpoint::Finite(x) if *x > 0);
+        let infinite = |limit: Limit<S>| matches!(limit, Limit::Infinite);
+        if (positive(qp) && infinite(div.at_infinity::<S>(ctx)))
+            || (positive(pq) && infinite(div.at_zero::<S>(ctx)))
+        {
+            return Enclosure::pos_infinity();
+        }
+    }
     let ratio_lo = S::from_rational(&law.ratio_lo, ctx);
     let ratio_hi: Option<S> = rational_or_inf(&law.ratio_hi, ctx);
     let generator = Generator::new(div, ctx);

@@ -10,9 +10,9 @@
 
 use super::binary::{WindowLaw, add_binary_user, binomial_window, convolve, trim};
 use super::histogram::{Pruning, SimplexIndex};
-use super::law::{Layout, PairLaw};
-use crate::arith::Scalar;
-use crate::enclosure::Endpoint;
+use super::law::{Layout, Omission, PairLaw};
+use crate::arith::{Scalar, power};
+use crate::enclosure::{Enclosure, Endpoint};
 use crate::mechanism::Channel;
 use rug::Rational;
 use std::sync::Arc;
@@ -51,6 +51,33 @@ pub fn ratio_range<S: Scalar>(channel: &Channel<S>) -> (Rational, Option<Rationa
         }
     }
     (lo.unwrap_or_default(), hi)
+}
+
+/// The singular masses `[Q(P = 0), P(Q = 0)]` of the pair `(F ⊛ W0, F ⊛ W1)` of a group
+/// `F = F(zeros, ones)`, in closed form (proofs-notes/windowed-laws.md, "Zero entries"): with
+/// `A = {y : W0(y) = 0 < W1(y)}` and `B = {y : W1(y) = 0 < W0(y)}`, a histogram is reached by
+/// `zeros` W0-users and `ones` W1-users exactly when `N(A) ≤ ones`, `N(B) ≤ zeros` and N uses no
+/// output that both rows give probability 0; so `Q(P = 0) = W1(A)^(ones+1)` and `P(Q = 0) = W0(B)^(zeros+1)`.
+/// A truncated pair's stored zeros can be truncation's, so curves take these instead.
+pub fn singular_masses<S: Scalar>(
+    channel: &Channel<S>,
+    zeros: usize,
+    ones: usize,
+    ctx: &S::Ctx,
+) -> [Enclosure; 2] {
+    let [w0, w1] = &channel.w;
+    let only = |a: &[S], b: &[S]| {
+        let mut sum = S::zero(ctx);
+        for (x, y) in a.iter().zip(b) {
+            if y.is_exact_zero() {
+                sum.add_assign(x);
+            }
+        }
+        sum
+    };
+    let q_singular = power(&only(w1, w0), ones as u64 + 1, ctx);
+    let p_singular = power(&only(w0, w1), zeros as u64 + 1, ctx);
+    [q_singular, p_singular].map(|m| m.enclosure().clamp_nonnegative())
 }
 
 /// A group over all histograms (any alphabet), by the dynamic program of §8.3, pruned below
@@ -122,7 +149,7 @@ impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
                 n: m,
                 index: self.index.clone(),
             },
-            omission: Default::default(),
+            omission: Omission::of_group(channel, self.zeros, self.ones, ctx),
         }
     }
 }
@@ -193,7 +220,7 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
                 n: self.zeros + self.ones + 1,
                 start: self.law.start,
             },
-            omission: Default::default(),
+            omission: Omission::of_group(channel, self.zeros, self.ones, ctx),
         }
     }
 }

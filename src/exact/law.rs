@@ -8,9 +8,12 @@
 //! divergences of `exact::divergence` need only the two lists, the omitted mass and the
 //! likelihood-ratio range.
 
+use super::group::singular_masses;
 use super::histogram::SimplexIndex;
 use super::window::WindowSet;
 use crate::arith::Scalar;
+use crate::enclosure::Enclosure;
+use crate::mechanism::Channel;
 use rug::Rational;
 use std::sync::Arc;
 
@@ -68,6 +71,26 @@ pub struct Omission {
     pub size_bias_qp: Option<Rational>,
     /// The same for the reverse ratio `P/Q`.
     pub size_bias_pq: Option<Rational>,
+    /// The true laws' singular masses `[Q(P = 0), P(Q = 0)]`, in closed form for a mechanism's
+    /// pair ([`singular_masses`]): a truncated pair's stored zeros can be truncation's, so the
+    /// stored lists alone do not give them.  `None`: the stored zeros are the true ones.
+    pub singular: Option<[Enclosure; 2]>,
+}
+
+impl Omission {
+    /// What is known about the pair of a group of `zeros` W0-users and `ones` W1-users: its
+    /// singular masses.
+    pub fn of_group<S: Scalar>(
+        channel: &Channel<S>,
+        zeros: usize,
+        ones: usize,
+        ctx: &S::Ctx,
+    ) -> Self {
+        Omission {
+            singular: Some(singular_masses(channel, zeros, ones, ctx)),
+            ..Default::default()
+        }
+    }
 }
 
 impl<S: Scalar> PairLaw<S> {
@@ -137,6 +160,7 @@ impl<S: Scalar> PairLaw<S> {
                 disjoint: self.omission.disjoint,
                 size_bias_qp: self.omission.size_bias_pq.clone(),
                 size_bias_pq: self.omission.size_bias_qp.clone(),
+                singular: self.omission.singular.clone().map(|[qp, pq]| [pq, qp]),
             },
         }
     }

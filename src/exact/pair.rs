@@ -6,7 +6,7 @@
 use super::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use super::histogram::{SimplexIndex, histogram_count};
 use super::law::PairLaw;
-use super::window::WindowGroup;
+use super::window::{WindowGroup, estimated_group_work};
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
 use crate::mechanism::{Channel, Mechanism};
@@ -140,8 +140,9 @@ pub fn plan<S: Scalar>(
             "n = {n} users over {d} outputs: windowed laws index counts below 2^32 − 2 = {WINDOW_MAX_N}; use a smaller --n"
         )));
     }
-    // Truncation needs full support (so that L is bounded and nothing singular is dropped).
-    let tau_bits = if options.truncate && mechanism.has_full_support() && !S::EXACT {
+    // Truncation keeps every curve enclosed with any support: the singular masses come in
+    // closed form (`group::singular_masses`), not from the stored zeros.
+    let tau_bits = if options.truncate && !S::EXACT {
         options.truncation_bits.or_else(|| S::truncation_bits(ctx))
     } else {
         None
@@ -265,8 +266,19 @@ pub fn pair_law<S: Scalar>(
     // The common part, P and Q.
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
     check_binary_time::<S>(&plan, (n - 1 - k, k), &channel, options, ctx)?;
+    check_window_time::<S>(&plan, (n - 1 - k, k), &channel, options, ctx)?;
     group_pair(mechanism.d(), &plan, (n - 1 - k, k), &channel, ctx)
 }
+
+/// Seconds per estimated product of windowed steps (a background's or a group's) with f64 intervals (whole runs,
+/// release build, 2 cores: 1.5·10⁻⁹ s at n = 3001 and 10001, the estimate being an upper
+/// count); other backends scale with their value size.
+pub(crate) const SECONDS_PER_STEP_PRODUCT: f64 = 1.8e-9;
+
+/// How much more than their value size MPFR and rational products cost than f64-interval ones
+/// (release build, 2 cores, the three-input example at n = 100–1000: measured 7–13× the
+/// value-size estimate at 128–2048 bits, 10–12× for rationals).
+pub(crate) const SLOWER_THAN_VALUE_SIZE: f64 = 10.0;
 
 /// Seconds per product of the binary convolution with f64 intervals (measured: about 10 ns;
 /// other backends scale with their value size).
@@ -301,6 +313,48 @@ fn check_binary_time<S: Scalar>(
             duration_text(seconds),
             S::BACKEND,
             options.time_limit_seconds
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses, with the estimate, a windowed pair whose group would take longer than
+/// `--max-seconds` to build ([`estimated_group_work`], with the background's cost per product):
+/// e.g. MPFR, which has no two-block kernel, steps user by user, so an escalation at n = 4·10⁴
+/// (hours) is declined and the interval answer kept.
+fn check_window_time<S: Scalar>(
+    plan: &Plan,
+    (zeros, ones): (usize, usize),
+    channel: &Channel<S>,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    if plan.route != Route::Window {
+        return Ok(());
+    }
+    let [w0, w1] = &channel.w;
+    let rows = [w0, w1].map(|w| w.iter().map(|x| x.approx_f64()).collect::<Vec<f64>>());
+    let kernel = S::from_nonneg_f64(1.0, 0, ctx).is_some();
+    let n = zeros + ones + 1;
+    let work = estimated_group_work(
+        (zeros, ones),
+        [&rows[0], &rows[1]],
+        plan.tau_bits,
+        plan.states as f64,
+        kernel,
+    );
+    let mut scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
+    if S::BACKEND != "interval" {
+        scale *= SLOWER_THAN_VALUE_SIZE;
+    }
+    let seconds = work * SECONDS_PER_STEP_PRODUCT * scale;
+    if seconds > options.time_limit_seconds {
+        return Err(Error::TooLarge(format!(
+            "the pair's law of {zeros} W0-users and {ones} W1-users would take about {work:.2e} products over {} histogram states, an estimated {} with the {} backend, over --max-seconds {} (raise it or use a smaller n)",
+            plan.states,
+            duration_text(seconds),
+            S::BACKEND,
+            duration_text(options.time_limit_seconds)
         )));
     }
     Ok(())

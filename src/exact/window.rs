@@ -22,7 +22,7 @@
 use super::binary::{binomial_window, upper_bound};
 use super::blocks::{cheaper_than_steps, estimated_work, two_blocks};
 use super::group::{GroupLaw, ratio_range};
-use super::law::{Layout, PairLaw};
+use super::law::{Layout, Omission, PairLaw};
 use super::nonneg;
 use crate::arith::Scalar;
 use crate::mechanism::Channel;
@@ -576,6 +576,44 @@ pub fn add_block<S: Scalar>(
     add_users(law, count, w, tau, ctx)
 }
 
+/// About how many value updates [`WindowGroup::with_users`] makes for a group that starts empty
+/// with `zeros` W0-users and `ones` W1-users (rows as doubles), following the same choices: the
+/// larger block as a multinomial, then the other from the two blocks' factors (three outputs,
+/// `blocks_kernel`: the backend runs the non-negative f64 kernel), or as one convolution with
+/// its own multinomial when that window is smaller than its users, or user by user over the
+/// final window (`states` values, `d` sources each).
+pub fn estimated_group_work(
+    (zeros, ones): (usize, usize),
+    [w0, w1]: [&[f64]; 2],
+    tau_bits: Option<u32>,
+    states: f64,
+    blocks_kernel: bool,
+) -> f64 {
+    let (big, small, wb, ws) = if zeros >= ones {
+        (zeros, ones, w0, w1)
+    } else {
+        (ones, zeros, w1, w0)
+    };
+    let d = w0.len() as f64;
+    let Some(tau) = tau_bits else {
+        return big as f64 + small as f64 * states * d;
+    };
+    let start = super::pair::window_states_of(&[wb.to_vec()], big, tau) as f64;
+    if small == 0 {
+        return start;
+    }
+    let full_support = w0.iter().chain(w1).all(|&x| x > 0.0);
+    if blocks_kernel && w0.len() == 3 && full_support && cheaper_than_steps(small, ws[1], tau) {
+        return estimated_work(big, wb, small, ws, tau);
+    }
+    let block = super::pair::window_states_of(&[ws.to_vec()], small, tau) as f64;
+    if block < small as f64 {
+        start + start * block
+    } else {
+        start + small as f64 * states * d
+    }
+}
+
 /// `count` more users with output law `w`, one step at a time.
 fn add_users<S: Scalar>(
     law: WindowedLaw<S>,
@@ -655,6 +693,9 @@ impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
     }
 
     fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
-        pair(&self.law, channel, ctx)
+        PairLaw {
+            omission: Omission::of_group(channel, self.zeros, self.ones, ctx),
+            ..pair(&self.law, channel, ctx)
+        }
     }
 }

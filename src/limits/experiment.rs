@@ -327,7 +327,8 @@ impl PairSource for ExperimentQuery {
         Err(no_exact_backend())
     }
 
-    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
+    /// A limit experiment's omitted part is bounded by its own structure (`Omission`).
+    fn build<S: Scalar>(&self, ctx: &S::Ctx, _bounded_ratio: bool) -> Result<Built<S>> {
         match &self.experiment.model {
             Model::Lattice(field) => Ok(Built {
                 law: lattice::pair_law(field, ctx)?,

@@ -407,6 +407,7 @@ pub fn pair_law<S: Scalar>(cp: &CompoundPoisson, ctx: &S::Ctx) -> Result<PairLaw
             disjoint: true,
             size_bias_qp: size_bias(&shift),
             size_bias_pq: size_bias(&negated),
+            singular: None,
         },
     })
 }

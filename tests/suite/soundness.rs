@@ -106,3 +106,57 @@ proptest! {
         }
     }
 }
+
+/// A random mechanism with at least one zero entry, n ≤ 36 and a composition k < n.
+fn zero_entry_case() -> impl Strategy<Value = (Mechanism, u64, u64)> {
+    (
+        mechanism(30).prop_filter("a zero entry", |m| !m.has_full_support()),
+        1u64..=36,
+    )
+        .prop_flat_map(|(m, n)| (Just(m), Just(n), 0..n))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Zero entries on truncated laws (windowed-laws.md, "Zero entries"): a coarse truncation
+    /// drops visible mass, singular states included, yet every δ (up to e^ε = 10⁶, where only
+    /// the singular mass is left), the closed-form singular masses and ε for a target δ (+∞
+    /// included) agree with the exact untruncated pair, on every engine.
+    #[test]
+    fn truncation_with_zero_entries_keeps_curves_and_singular_masses(
+        (m, n, k) in zero_entry_case(),
+        target in prop_oneof![Just((1i64, 1000i64)), Just((1, 20)), Just((1, 2))],
+    ) {
+        use shufflecert::exact::curve::singular_mass;
+        use shufflecert::exact::pair::Engine;
+        let exact = pair_law::<Rational>(&m, n, k, &PairOptions::default(), &EXACT).unwrap();
+        let target = Rational::from(target);
+        let far = [Rational::from(1000), Rational::from(1_000_000)];
+        for engine in [Engine::Auto, Engine::General, Engine::Window] {
+            if engine == Engine::Window && m.d() < 3 {
+                continue;
+            }
+            for bits in [None, Some(12)] {
+                let opts = PairOptions { engine, truncation_bits: bits, ..PairOptions::default() };
+                let law = pair_law::<Interval>(&m, n, k, &opts, &()).unwrap();
+                assert_contains(&exact, &law, &(), "interval");
+                for dir in [Direction::Qp, Direction::Pq] {
+                    let s = singular_mass(&exact, dir, &EXACT);
+                    let t = singular_mass(&law, dir, &());
+                    prop_assert!(t.contains(s.lo().finite().unwrap()), "{:?}: singular {} vs exact {}", dir, t, s);
+                    for c in &far {
+                        let e = delta_at_exp(&exact, dir, c, &EXACT);
+                        let v = delta_at_exp(&law, dir, c, &());
+                        prop_assert!(v.contains(e.lo().finite().unwrap()), "{:?} δ({}) = {} misses {}", dir, c, v, e);
+                    }
+                    let a = epsilon_for_delta(&exact, dir, &target, &EXACT).unwrap();
+                    let b = epsilon_for_delta(&law, dir, &target, &()).unwrap();
+                    prop_assert!(a.eps.overlaps(&b.eps), "{:?} {:?}: exact {} vs interval {}", engine, dir, a.eps, b.eps);
+                }
+                let mpfr = pair_law::<MpfrInterval>(&m, n, k, &opts, &MPFR).unwrap();
+                assert_contains(&exact, &mpfr, &MPFR, "mpfr");
+            }
+        }
+    }
+}
