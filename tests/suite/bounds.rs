@@ -622,3 +622,35 @@ fn pruned_pairs_change_no_end_and_are_verified() {
         );
     }
 }
+
+/// An exact-backend range with point values (δ at ε = 0 is rational) verifies: its sums are redone
+/// in exact rationals, since no MPFR enclosure confirms a point.  A changed point is refused.
+#[test]
+fn exact_range_certificates_with_point_values_verify() {
+    use crate::certificates::{certify, tampered, verify};
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=3,exp_eps0=2",
+        "--n",
+        "4",
+        "--eps",
+        "0,0.5",
+        "--backend",
+        "exact",
+    ];
+    let (file, cert) = certify(&args, "bounds-exact-points.json");
+    let upper = &cert["report"]["results"][0]["upper"]["value"];
+    assert_eq!(upper["lo"], upper["hi"], "a point at ε = 0: {upper}");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(
+        report["routes"].to_string().contains("exact rationals"),
+        "{report}"
+    );
+    let edited = tampered(&cert, "bounds-exact-points-edited.json", true, |c| {
+        c["report"]["results"][0]["upper"]["value"] =
+            serde_json::json!({ "lo": "0.1328125", "hi": "0.1328125" })
+    });
+    assert_ne!(verify(&edited).0, 0);
+}

@@ -197,7 +197,15 @@ pub(super) fn verify_range(
             })
             .max(),
     };
+    // An exact certificate's values can be points (δ at ε = 0): no MPFR enclosure confirms a
+    // point, so its sums are redone in exact rationals, at the cost of the producing run.
+    let exact = settings.backend == Backend::Exact
+        && r.rows
+            .iter()
+            .flatten()
+            .all(|e| matches!(e, crate::mechanism::Entry::Exact(_)));
     let depth = Depth {
+        exact,
         precision,
         truncation_bits: settings.options.truncation_bits,
         cancellation_bits: largest_eps.map_or(0, |e| {
@@ -213,7 +221,11 @@ pub(super) fn verify_range(
         n,
         target: target.clone(),
         options: settings.options.clone(),
-        backend: Backend::Mpfr { precision },
+        backend: if exact {
+            Backend::Exact
+        } else {
+            Backend::Mpfr { precision }
+        },
         escalate_above: None,
     };
     // The rational randomizers the pairs (a_hi) and the triples (a_lo) are summed on.
@@ -633,6 +645,9 @@ fn narrower_than(c: &Enclosure, r: &Enclosure) -> bool {
 /// backend's default).
 #[derive(Clone, Copy)]
 struct Depth {
+    /// In exact rationals (an exact certificate of a rational randomizer): every depth is the
+    /// same exact computation.
+    exact: bool,
     precision: u32,
     truncation_bits: Option<u32>,
     /// log2 of the largest threshold `t = e^ε` summed at: `a − t·b` loses about this many bits
@@ -651,6 +666,7 @@ impl Depth {
             .saturating_add(32)
             .min(MAX_FINER_CUT_BITS);
         Depth {
+            exact: self.exact,
             precision: (2 * self.precision).max(cut + 64 + self.cancellation_bits),
             truncation_bits: Some(cut.max(self.truncation_bits.unwrap_or(0))),
             cancellation_bits: self.cancellation_bits,
@@ -658,6 +674,9 @@ impl Depth {
     }
 
     fn label(self) -> String {
+        if self.exact {
+            return "exact rationals".into();
+        }
         match self.truncation_bits {
             Some(bits) => format!("mpfr-{}, windows cut at 2^-{bits}", self.precision),
             None => format!("mpfr-{}", self.precision),
@@ -668,6 +687,10 @@ impl Depth {
 /// `q` recomputed at `depth`.
 fn deeper(q: &BoundsQuery, depth: Depth) -> BoundsQuery {
     let mut q = q.clone();
+    if depth.exact {
+        q.backend = Backend::Exact;
+        return q;
+    }
     q.backend = Backend::Mpfr {
         precision: depth.precision,
     };
