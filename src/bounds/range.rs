@@ -776,7 +776,8 @@ pub(crate) struct Clock {
 /// ones'.  The candidates are summed from the likeliest to attain the end (by the Chernoff
 /// bound in doubles, [`rank`]); once every row has a value, a candidate whose certified
 /// Chernoff bound is at most it at every row, in both directions, is not summed.  After the
-/// first sum, the candidates that the doubles cannot rule out are timed, and a run that would
+/// first sum, the candidates that the doubles cannot rule out are timed (their estimates scaled
+/// by what the first sum took against its own), and a run that would
 /// pass `--max-seconds` is refused there.
 fn largest_over(
     q: &BoundsQuery,
@@ -811,7 +812,9 @@ fn largest_over(
             query: q,
             targets,
         };
+        let sum_started = std::time::Instant::now();
         let values = compute(&job)?.result.0;
+        let sum_took = sum_started.elapsed().as_secs_f64();
         summed.push(PairRecord {
             pair: c.pair,
             background: c.background,
@@ -825,10 +828,19 @@ fn largest_over(
                 .map(|(_, c)| c)
                 .filter(|c| !likely_pruned(q.n, targets, c, &best))
                 .collect();
-            let seconds: f64 = rest
-                .iter()
-                .map(|c| sum_seconds(q, targets, &c.classes, &c.gamma))
-                .sum();
+            // The estimates scaled by what the first sum took against its own estimate (within
+            // [1/8, 8]: one measurement steers, it does not decide alone).
+            let first = sum_seconds(q, targets, &c.classes, &c.gamma);
+            let measured = if first > 0.0 {
+                (sum_took / first).clamp(0.125, 8.0)
+            } else {
+                1.0
+            };
+            let seconds: f64 = measured
+                * rest
+                    .iter()
+                    .map(|c| sum_seconds(q, targets, &c.classes, &c.gamma))
+                    .sum::<f64>();
             let elapsed = clock.start.elapsed().as_secs_f64();
             if elapsed + seconds > clock.limit {
                 return Err(Error::TooLarge(format!(
