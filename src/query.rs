@@ -180,7 +180,7 @@ impl PairSource for PairQuery {
         let mechanism = engine_mechanism(&self.mechanism, &self.options)?;
         let options = PairOptions {
             reduce: false,
-            truncate: self.options.truncate && !(bounded_ratio && !mechanism.has_full_support()),
+            truncate: self.options.truncate && (mechanism.has_full_support() || !bounded_ratio),
             ..self.options.clone()
         };
         let law = pair_law::<S>(&mechanism, self.n, self.k, &options, ctx)?;
