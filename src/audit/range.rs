@@ -11,7 +11,8 @@
 //! * "not (ε, δ′)-DP for δ′ < δ" (`lower`): sound when `lower.lo ≥ δ`, unsound when
 //!   `upper.hi < δ`.
 //!
-//! Upper claims with `0 < δ < 1` also get the certified range of `ε_M(δ)`.  Claims restricted to
+//! With `--eps-ranges`, upper claims with `0 < δ < 1` also get the certified range of `ε_M(δ)`
+//! (one ε search per distinct n and δ; the verdicts need none of them).  Claims restricted to
 //! one pair (`k`) and Rényi claims need the binary-input profile and are refused, naming the
 //! line.
 //!
@@ -44,6 +45,9 @@ pub struct RangeAuditQuery {
     pub options: PairOptions,
     pub backend: Backend,
     pub escalate_above: Option<f64>,
+    /// Whether upper claims also get the range of `ε_M` at their δ (`--eps-ranges`): the
+    /// verdicts need only the δ ranges, and each distinct δ costs an ε search.
+    pub eps_ranges: bool,
 }
 
 /// The verdict on one claim with the range it rests on.
@@ -53,7 +57,8 @@ pub struct RangeReport {
     pub verdict: Verdict,
     /// The certified range of `δ_M` at the claimed ε, with the pairs attaining each end.
     pub range: RangeRow,
-    /// The certified range of `ε_M` at the claimed δ (upper claims with 0 < δ < 1).
+    /// The certified range of `ε_M` at the claimed δ (upper claims with 0 < δ < 1, with
+    /// `--eps-ranges`).
     pub eps_range: Option<RangeRow>,
 }
 
@@ -87,10 +92,11 @@ pub struct RangeAudit {
     pub ranges: Vec<AuditedRange>,
 }
 
-/// Whether an upper claim also gets the range of `ε_M` at its δ (`0 < δ < 1`).
-pub fn wants_eps_range(c: &Claim) -> Option<&Rational> {
+/// The δ at which a claim gets the range of `ε_M`, when ranges of ε are asked for
+/// (`eps_ranges`): upper claims with `0 < δ < 1`.
+pub fn wants_eps_range(c: &Claim, eps_ranges: bool) -> Option<&Rational> {
     match (&c.kind, &c.delta) {
-        (ClaimKind::Upper, Some(d)) if *d > 0 && *d < 1 => Some(d),
+        (ClaimKind::Upper, Some(d)) if eps_ranges && *d > 0 && *d < 1 => Some(d),
         _ => None,
     }
 }
@@ -117,7 +123,7 @@ pub fn check_claims(randomizer: &Randomizer, claims: &[Claim], path: &str) -> Re
 }
 
 /// Runs the audit: per n, one shared `bounds` computation (every pair's windows built once) that
-/// gives the range of δ at every claimed ε and of ε at every claimed δ.  Every n is timed
+/// gives the range of δ at every claimed ε (and with `eps_ranges`, of ε at every claimed δ).  Every n is timed
 /// before any is computed, and only one n's windows are held at a time.
 pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
     check_claims(&q.randomizer, &q.claims, &q.path)?;
@@ -128,7 +134,7 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
         if !eps.contains(&c.eps) {
             eps.push(c.eps.clone());
         }
-        if let Some(d) = wants_eps_range(c).filter(|d| !deltas.contains(d)) {
+        if let Some(d) = wants_eps_range(c, q.eps_ranges).filter(|d| !deltas.contains(d)) {
             deltas.push(d.clone());
         }
     }
@@ -184,7 +190,8 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
     }
     let mut reports = Vec::with_capacity(q.claims.len());
     for c in &q.claims {
-        let eps_range = wants_eps_range(c).map(|d| eps_ranges[&(c.n, d.clone())].clone());
+        let eps_range =
+            wants_eps_range(c, q.eps_ranges).map(|d| eps_ranges[&(c.n, d.clone())].clone());
         let range = delta_ranges[&(c.n, c.eps.clone())].clone();
         let (side, claimed) = claim_side(c);
         let report = RangeReport {

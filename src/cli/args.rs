@@ -297,6 +297,12 @@ pub struct AuditArgs {
     /// Lines, one claim per row.
     #[arg(long, value_name = "FILE")]
     pub claims: String,
+
+    /// Also certify the range of ε_M at each claimed δ (more than two inputs; one ε search
+    /// per distinct n and δ, each about one `bounds` run). Binary-input audits always report
+    /// ε_M at the claimed δ.
+    #[arg(long)]
+    pub eps_ranges: bool,
 }
 
 #[derive(Debug, Args)]

@@ -534,6 +534,7 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
                 options: c.options,
                 backend: c.backend,
                 escalate_above: c.escalate_above,
+                eps_ranges: args.eps_ranges,
             },
             text,
         ));

@@ -328,7 +328,28 @@ fn audit_judges_general_input_claims_against_the_range() {
     let unsound = &out["claims"][1];
     assert_eq!(unsound["delta_range"]["lower"]["background"], "2");
     assert!(enclosure(&unsound["certified_delta"]).contains(&between));
-    assert!(!out["claims"][0]["eps_range"].is_null());
+    assert!(out["claims"][0]["eps_range"].is_null());
+    assert_eq!(out["eps_ranges"], false);
+    // With --eps-ranges, upper claims also get the range of ε_M at their δ.
+    let run = cli(&[
+        "audit",
+        "-m",
+        spec,
+        "--claims",
+        file.to_str().unwrap(),
+        "--json",
+        "--eps-ranges",
+    ]);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let eps_range = &out["claims"][0]["eps_range"];
+    assert!(
+        enclosure(&eps_range["lower"]["value"]).hi()
+            <= enclosure(&eps_range["upper"]["value"]).hi()
+    );
+    assert!(
+        out["claims"][3]["eps_range"].is_null(),
+        "a lower claim has none"
+    );
     // Pair and Rényi claims need the exact profile of a binary-input mechanism.
     for (header, row, needle) in [
         ("n,eps,delta,kind,k", "1000,0.1,0.001,upper,3", "column k"),

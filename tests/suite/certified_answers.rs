@@ -807,7 +807,14 @@ fn range_audit_certificates_round_trip() {
     // witness), inside it (undecided), and a lower claim below it (sound: the witness).
     let text = "n,eps,delta,kind,source\n6,0.5,0.05,upper,above\n6,0.5,0.01,upper,below\n6,0.5,0.041,upper,between\n6,0.5,0.03,lower,lower\n";
     let claims = claims_file("range-audit-claims.csv", text);
-    let args = ["audit", "-m", "k-rr:k=4,exp_eps0=3", "--claims", &claims];
+    let args = [
+        "audit",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--claims",
+        &claims,
+        "--eps-ranges",
+    ];
     let (file, cert) = certify_with_status(&args, "range-audit.json", 1);
     assert_eq!(cert["schema"], "shufflecert/certificate/v2");
     assert_eq!(schema_errors(&cert), Vec::<String>::new());
@@ -866,6 +873,10 @@ fn range_audit_certificates_round_trip() {
     let args = ["audit", "-m", "k-rr:k=3,eps0=1", "--claims", &claims];
     let (file, cert) = certify_with_status(&args, "range-audit-sound.json", 0);
     assert_eq!(schema_errors(&cert), Vec::<String>::new());
+    // Without --eps-ranges: one range of δ_M per n, and no range of ε_M.
+    assert_eq!(cert["report"]["eps_ranges"], false);
+    assert_eq!(cert["method"]["ranges"].as_array().unwrap().len(), 2);
+    assert!(cert["report"]["claims"][1]["eps_range"].is_null());
     assert!(!cert["method"]["ranges"][0]["exp_eps0_bracket"].is_null());
     assert_eq!(cert["report"]["summary"]["sound"], 2);
     let (status, report) = verify(&file);
@@ -887,7 +898,14 @@ fn range_audit_certificates_round_trip() {
 fn range_audit_certificates_reject_tampering() {
     let text = "n,eps,delta,kind\n6,0.5,0.05,upper\n6,0.5,0.01,upper\n6,0.5,0.041,upper\n6,0.5,0.03,lower\n";
     let claims = claims_file("range-audit-tamper.csv", text);
-    let args = ["audit", "-m", "k-rr:k=4,exp_eps0=3", "--claims", &claims];
+    let args = [
+        "audit",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--claims",
+        &claims,
+        "--eps-ranges",
+    ];
     let (_, cert) = certify_with_status(&args, "range-audit-tamper.json", 1);
     let row = "/method/ranges/0/results/0";
     let cases: Vec<Case> = vec![
@@ -993,6 +1011,12 @@ fn range_audit_certificates_reject_tampering() {
                 c["method"]["ranges"].as_array_mut().unwrap().remove(0);
             }),
             "report.claims.0.delta_range",
+        ),
+        (
+            // Ranges of ε_M recorded, but the flag says none were asked for.
+            "eps-ranges-flag",
+            Box::new(|c| c["report"]["eps_ranges"] = json!(false)),
+            "report.claims.0.eps_range",
         ),
         (
             "dropped-eps-range",

@@ -80,6 +80,18 @@ pub(super) fn verify_range_audit(
         return Ok(());
     }
     let report = &cert["report"];
+    // Whether ranges of ε_M were asked for (`--eps-ranges`); certificates written before the
+    // flag existed always hold them.
+    let eps_ranges = match &report["eps_ranges"] {
+        Value::Null => true,
+        Value::Bool(b) => *b,
+        other => {
+            tally.problem(format!(
+                "report.eps_ranges: records {other}, not true or false"
+            ));
+            return Ok(());
+        }
+    };
     for (key, expected) in [
         ("backend", json!(settings.backend.label())),
         ("claims_file", cert["claims"]["given"].clone()),
@@ -200,8 +212,9 @@ pub(super) fn verify_range_audit(
                 verdict.name()
             ));
         }
-        // The range of ε_M at the claimed δ (upper claims with 0 < δ < 1), and none otherwise.
-        match wants_eps_range(claim) {
+        // The range of ε_M at the claimed δ (upper claims with 0 < δ < 1, when asked for), and
+        // none otherwise.
+        match wants_eps_range(claim, eps_ranges) {
             Some(delta) => match find(&mut ranges, claim.n, &Wanted::EpsAt(delta)) {
                 Some((j, row)) => {
                     let row_field = format!("{}.results.{row}", ranges[j].field);
@@ -215,7 +228,7 @@ pub(super) fn verify_range_audit(
                 )),
             },
             None if !rc["eps_range"].is_null() => tally.problem(format!(
-                "{field}.eps_range: present for a claim that has none (an upper claim with 0 < δ < 1 has one)"
+                "{field}.eps_range: present for a claim that has none (with --eps-ranges, an upper claim with 0 < δ < 1 has one)"
             )),
             None => {}
         }

@@ -300,16 +300,61 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
           the upper bound meets the claim, unsound when the lower bound contradicts it\n";
     s += &format!(
         "verdicts: {} sound, {} unsound, {} undecided · every [lo, hi] is a certified enclosure \
-         (rounded outward)\n\n",
+         (rounded outward)\n",
         count(Verdict::Sound),
         count(Verdict::Unsound),
         count(Verdict::Undecided)
     );
+    if !query.eps_ranges {
+        s += "ε_M at the claimed δ: not computed (--eps-ranges adds its certified range)\n";
+    }
+    // The pairs attaining the ends, named once: "on every row" when one pair attains each end
+    // everywhere, else numbered in a legend that the cells cite.
+    type Attained = crate::bounds::range::Attained;
+    let kinds: [(&str, fn(&RangeReport) -> &Attained); 2] = [
+        ("concrete", |x| &x.range.lower),
+        ("blanket", |x| &x.range.upper),
+    ];
+    let mut legend: Vec<String> = Vec::new();
+    for (kind, end) in kinds {
+        for x in reports {
+            let entry = format!("the {kind} pair {}", super::bounds::pair_label(r, end(x)));
+            if !legend.contains(&entry) {
+                legend.push(entry);
+            }
+        }
+    }
+    let uniform = legend.len() == 2;
+    if uniform {
+        s += &format!(
+            "lower end on every row: {}\nupper end on every row: {}\n",
+            legend[0], legend[1]
+        );
+    } else {
+        s += "pairs attaining the ends:\n";
+        for (i, entry) in legend.iter().enumerate() {
+            s += &format!("  ({}) {entry}\n", i + 1);
+        }
+    }
+    s += "\n";
+    let sourced = reports.iter().any(|x| x.claim.source.is_some());
+    let cell = |kind: &str, a: &Attained| {
+        let value = super::bounds::short(&a.value);
+        if uniform {
+            return value;
+        }
+        let entry = format!("the {kind} pair {}", super::bounds::pair_label(r, a));
+        let i = legend
+            .iter()
+            .position(|e| *e == entry)
+            .expect("in the legend");
+        format!("{value} ({})", i + 1)
+    };
     let rows: Vec<Vec<String>> = reports
         .iter()
         .map(|x| {
             let c = &x.claim;
-            vec![
+            let mut row = vec![
                 c.line.to_string(),
                 c.n.to_string(),
                 claim_text(c),
@@ -317,32 +362,37 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
                     Verdict::Unsound => "UNSOUND".into(),
                     v => v.name().into(),
                 },
-                super::bounds::cell(r, &x.range.lower),
-                super::bounds::cell(r, &x.range.upper),
-                x.eps_range.as_ref().map_or("—".into(), |e| {
-                    format!(
-                        "[{}, {}]",
-                        e.lower.value.compact(SHORT),
-                        e.upper.value.compact(SHORT)
-                    )
-                }),
-                c.source.clone().unwrap_or_default(),
-            ]
+                cell("concrete", &x.range.lower),
+                cell("blanket", &x.range.upper),
+            ];
+            if query.eps_ranges {
+                // [lower.lo, upper.hi] rounded outward: an enclosure of ε_M(δ).
+                row.push(x.eps_range.as_ref().map_or("—".into(), |e| {
+                    Enclosure::new(e.lower.value.lo().clone(), e.upper.value.hi().clone())
+                        .short(SHORT)
+                }));
+            }
+            if sourced {
+                row.push(c.source.clone().unwrap_or_default());
+            }
+            row
         })
         .collect();
-    s += &table(
-        &[
-            "line",
-            "n",
-            "claim",
-            "verdict",
-            "lower δ_M(ε)",
-            "upper δ_M(ε)",
-            "ε_M(δ) range",
-            "source",
-        ],
-        &rows,
-    );
+    let mut header = vec![
+        "line",
+        "n",
+        "claim",
+        "verdict",
+        "lower δ_M(ε)",
+        "upper δ_M(ε)",
+    ];
+    if query.eps_ranges {
+        header.push("ε_M(δ) in");
+    }
+    if sourced {
+        header.push("source");
+    }
+    s += &table(&header, &rows);
     let mut evidence = String::new();
     for x in reports {
         let c = &x.claim;
@@ -425,6 +475,7 @@ pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Val
         "input_domain": r.domain_json(),
         "claims_file": query.path,
         "judged_against": crate::audit::range::JUDGED_AGAINST,
+        "eps_ranges": query.eps_ranges,
         "backend": query.backend.label(),
         "summary": {
             "claims": reports.len(),

@@ -164,14 +164,21 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
 }
 
 pub(super) fn cell(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> String {
-    let pair = format!("{} -> {}", r.inputs[a.pair.0], r.inputs[a.pair.1]);
+    format!("{} ({})", short(&a.value), pair_label(r, a))
+}
+
+/// The pair attaining an end: `x1 -> x1'`, with `, others x2` for a concrete pair.
+pub(super) fn pair_label(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> String {
     let background = a
         .background
         .map_or(String::new(), |x| format!(", others {}", r.inputs[x]));
-    format!("{} ({pair}{background})", short(&a.value))
+    format!(
+        "{} -> {}{background}",
+        r.inputs[a.pair.0], r.inputs[a.pair.1]
+    )
 }
 
-fn short(e: &Enclosure) -> String {
+pub(super) fn short(e: &Enclosure) -> String {
     e.compact(6)
 }
 
