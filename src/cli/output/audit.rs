@@ -311,7 +311,8 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
     // The pairs attaining the ends, named once: "on every row" when one pair attains each end
     // everywhere, else numbered in a legend that the cells cite.
     type Attained = crate::bounds::range::Attained;
-    let kinds: [(&str, fn(&RangeReport) -> &Attained); 2] = [
+    type End = fn(&RangeReport) -> &Attained;
+    let kinds: [(&str, End); 2] = [
         ("concrete", |x| &x.range.lower),
         ("blanket", |x| &x.range.upper),
     ];
