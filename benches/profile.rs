@@ -20,6 +20,7 @@ fn query(spec: &str, n: u64, quantities: Vec<Quantity>) -> ProfileQuery {
         backend: Backend::Interval,
         exact_ctx: ExactCtx::default(),
         prune: true,
+        with_ends: false,
         escalate_above: Some(1e-9),
     }
 }

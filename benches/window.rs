@@ -136,6 +136,7 @@ fn ternary_profile(c: &mut Criterion) {
         backend: Backend::Interval,
         exact_ctx: ExactCtx::default(),
         prune: true,
+        with_ends: false,
         escalate_above: Some(1e-9),
     };
     let mut g = c.benchmark_group("ternary profile over all k, eps at delta=1e-6");

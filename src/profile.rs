@@ -55,11 +55,20 @@ use rug::Rational;
 use std::sync::Mutex;
 
 /// What a profile over `k ∈ [a, b]` of n users answers, in words: the mechanism's guarantee
-/// only when it covers every k.
-pub fn scope_text(n: u64, (a, b): (u64, u64)) -> String {
+/// only when it covers every k.  `ends` are the boundary pairs outside the range that a shard
+/// also evaluated (`--with-ends`): its maximum is over them too.
+pub fn scope_text(n: u64, (a, b): (u64, u64), ends: &[u64]) -> String {
     if (a, b) != (0, n - 1) {
+        let ends = match ends {
+            [] => String::new(),
+            [k] => format!(" and the boundary pair k = {k}"),
+            ks => format!(
+                " and the boundary pairs k = {}",
+                ks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        };
         format!(
-            "PARTIAL profile: only k in {a}..{b} was scanned; this is not the mechanism's guarantee"
+            "PARTIAL profile: only k in {a}..{b}{ends} was scanned; this is not the mechanism's guarantee"
         )
     } else {
         format!(
@@ -141,6 +150,10 @@ pub struct ProfileQuery {
     pub exact_ctx: ExactCtx,
     /// Branch and bound on (default); off scans every k (for cross-checks).
     pub prune: bool,
+    /// A partial scan also evaluates the boundary pairs k = 0 and k = n − 1 outside its range
+    /// and takes the maximum over them too (`--with-ends`): a shard then prunes against the
+    /// values where the maximum usually lies, and `merge` still gets the maximum of maxima.
+    pub with_ends: bool,
     /// With the interval backend: refine the maximising pairs with the pair engine when the
     /// profile's relative width exceeds this.
     pub escalate_above: Option<f64>,
@@ -201,6 +214,9 @@ pub struct Profile {
     /// The scanned range `[a, b]` of k; `partial` when it is not `[0, n−1]`.
     pub k_range: (u64, u64),
     pub partial: bool,
+    /// The boundary pairs outside `k_range` evaluated too (`ProfileQuery::with_ends`): the rows
+    /// are maxima over them as well, and `records` holds them.
+    pub ends: Vec<u64>,
     pub arithmetic: String,
     pub engine: &'static str,
     /// Every pair evaluated in full (pruned k have none).
@@ -984,15 +1000,25 @@ impl<S: Scalar> Scan<'_, S> {
 
     /// Scans `k ∈ [a, b]` from an empty group: the root node's users (`n − 1 − b` W0-users and
     /// `a` W1-users) are added first.  With pruning, a few leaves seed the best lower bounds.
+    /// The boundary pairs `ends` (outside `[a, b]`) are evaluated first, recorded as leaves, and
+    /// raise the best lower bounds before anything else.
     fn scan_from<G: GroupLaw<S>>(
         &self,
         empty: G,
         (zeros, ones): (usize, usize),
         (a, b): (u64, u64),
+        ends: &[u64],
         open: &[bool],
     ) -> Result<()> {
-        let root = empty.with_users(zeros, ones, &self.channel, self.ctx);
         let mut best = vec![Rational::new(); self.quantities.len()];
+        let others = zeros + ones + (b - a) as usize;
+        for &k in ends {
+            let k_users = k as usize;
+            let group = empty.with_users(others - k_users, k_users, &self.channel, self.ctx);
+            let pair = group.pair(&self.channel, self.ctx);
+            self.leaf(k, &pair, open, &mut best)?;
+        }
+        let root = empty.with_users(zeros, ones, &self.channel, self.ctx);
         if self.prune {
             self.seed(&root, (a, b + 1), &mut best)?;
         }
@@ -1373,8 +1399,8 @@ fn refuse_scan<S: Scalar>(
                 if whole {
                     format!(
                         "; or run {shards} shards of about {each} each, {ranges}, each with \
-                         --certificate, and merge them with `shufflecert merge` (README: Sharded \
-                         profiles)"
+                         --with-ends --certificate, and merge them with `shufflecert merge` \
+                         (README: Sharded profiles)"
                     )
                 } else {
                     format!(
@@ -1453,20 +1479,26 @@ fn scan_in<S: Scalar>(
     let (zeros, ones) = ((n - 1 - b) as usize, a as usize);
     let open = vec![true; slots];
     let (d, users, range) = (mechanism.d(), (zeros, ones), (a, b));
+    let ends = ends_outside(query, (a, b));
     match plan.route {
-        Route::Binary => {
-            scan.scan_from(BinaryGroup::empty(plan.tau_bits, ctx), users, range, &open)?
-        }
+        Route::Binary => scan.scan_from(
+            BinaryGroup::empty(plan.tau_bits, ctx),
+            users,
+            range,
+            &ends,
+            &open,
+        )?,
         Route::Window => scan.scan_from(
             WindowGroup::empty(d, plan.tau_bits, ctx),
             users,
             range,
+            &ends,
             &open,
         )?,
         Route::Simplex => {
             let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
             let root = GeneralGroup::empty(index, plan.tau_bits, ctx);
-            scan.scan_from(root, users, range, &open)?
+            scan.scan_from(root, users, range, &ends, &open)?
         }
     }
     let engine = plan.route.name();
@@ -1487,12 +1519,27 @@ fn scan_in<S: Scalar>(
         stats: state.stats,
         k_range: (a, b),
         partial: false,
+        ends,
         arithmetic: S::BACKEND.to_string(),
         engine,
         records: state.records,
         closed: state.closed,
         closures: state.closures,
     })
+}
+
+/// The boundary pairs k = 0 and k = n − 1 that a partial scan with `with_ends` also evaluates:
+/// those outside `[a, b]`.
+fn ends_outside(query: &ProfileQuery, (a, b): (u64, u64)) -> Vec<u64> {
+    if !query.with_ends {
+        return Vec::new();
+    }
+    let mut ends: Vec<u64> = [0, query.n - 1]
+        .into_iter()
+        .filter(|k| !(a..=b).contains(k))
+        .collect();
+    ends.dedup();
+    ends
 }
 
 /// The maximum of each quantity over the recorded pairs, and its argmax; pruned k lie strictly

@@ -220,6 +220,7 @@ fn exact_certified(query: &CompareQuery, mechanism: &Mechanism, n: u64) -> Resul
         backend: query.backend,
         exact_ctx: query.exact_ctx,
         prune: true,
+        with_ends: false,
         escalate_above: query.escalate_above,
     };
     let scan = profile(&scan_query)?;

@@ -229,6 +229,7 @@ pub fn audit(query: &AuditQuery) -> Result<Audit> {
             backend: query.backend,
             exact_ctx: query.exact_ctx,
             prune: true,
+            with_ends: false,
             escalate_above: query.escalate_above,
         };
         let mut scan = profile(&profile_query)?;
@@ -508,6 +509,7 @@ fn add_boundary_evidence(query: &AuditQuery, reports: &mut [ClaimReport]) -> Res
                 options: query.options.clone(),
                 backend: query.backend,
                 exact_ctx: query.exact_ctx,
+                with_ends: false,
                 prune: false,
                 escalate_above: query.escalate_above,
             })?;

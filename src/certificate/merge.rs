@@ -91,6 +91,38 @@ fn read(name: &str, text: &str) -> Result<Shard> {
     })
 }
 
+/// Joins the boundary pairs that shards run with `--with-ends` evaluated outside their range
+/// into the records (sorted by k) of the shard whose range holds them: each value becomes the
+/// intersection of the two enclosures of the same pair (disjoint ones prove a bug and are
+/// refused).  A boundary pair that shard closed is dropped: its closure already covers it, and
+/// its value lies below that shard's maximum, hence below the combined one.
+fn join_ends(records: &mut [LeafRecord], ends: Vec<LeafRecord>) -> Result<()> {
+    for record in ends {
+        let Ok(at) = records.binary_search_by_key(&record.k, |r| r.k) else {
+            continue;
+        };
+        let (kept, k) = (&mut records[at], record.k);
+        for (kept, other) in [(&mut kept.qp, record.qp), (&mut kept.pq, record.pq)] {
+            for (kept, other) in kept.iter_mut().zip(other) {
+                *kept = match (kept.take(), other) {
+                    (Some(a), Some(b)) if !a.overlaps(&b) => {
+                        return Err(Error::Internal(format!(
+                            "k = {k}: two shards give disjoint values {a} and {b}; nothing is merged"
+                        )));
+                    }
+                    (Some(a), Some(b)) => Some(Enclosure::new(
+                        a.lo().clone().max(b.lo().clone()),
+                        a.hi().clone().min(b.hi().clone()),
+                    )),
+                    // Closed above the leaf in its own shard: the closure covers it.
+                    (a, _) => a,
+                };
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The combined profile, with the query and settings it answers.
 pub struct Merged {
     pub query: ProfileQuery,
@@ -187,6 +219,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
         })
         .collect::<Result<Vec<_>>>()?;
     let mut records = Vec::new();
+    let mut ends = Vec::new();
     let mut closures = Vec::new();
     let mut stats = ProfileStats::default();
     for s in &shards {
@@ -200,13 +233,18 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
                     })
                     .collect()
             };
-            records.push(LeafRecord {
+            let record = LeafRecord {
                 k: r["k"]
                     .as_u64()
                     .ok_or_else(|| bad(&s.name, "method.records.k"))?,
                 qp: values("qp")?,
                 pq: values("pq")?,
-            });
+            };
+            if (s.range.0..=s.range.1).contains(&record.k) {
+                records.push(record);
+            } else {
+                ends.push(record);
+            }
         }
         for c in method["closures"].as_array().into_iter().flatten() {
             let kind = match c["kind"].as_str() {
@@ -238,6 +276,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
         stats.pairs_refined += count("pairs_refined");
     }
     records.sort_by_key(|r| r.k);
+    join_ends(&mut records, ends)?;
     closures.sort_by_key(|c| (c.quantity, c.range.0, c.range.1));
     let rows = combine_rows(&shards, &quantities, &records)?;
     let arithmetic = {
@@ -257,6 +296,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
         stats,
         k_range: (0, n - 1),
         partial: false,
+        ends: Vec::new(),
         arithmetic,
         engine,
         records,
@@ -273,6 +313,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
             backend: settings.backend,
             exact_ctx: settings.exact_ctx,
             prune: true,
+            with_ends: false,
             escalate_above: settings.escalate_above,
         },
         settings,

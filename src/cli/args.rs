@@ -579,6 +579,12 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub no_prune: bool,
 
+    /// With --k-range: also evaluate the boundary pairs k = 0 and k = n−1 and take the maximum
+    /// over them too, so a shard prunes against them (binary mechanisms usually peak there).
+    /// For shards that are merged: each is then no longer the maximum over its range alone.
+    #[arg(long, requires = "k_range")]
+    pub with_ends: bool,
+
     /// Draw δ_M(ε) (certified band) and the curves of the pairs that attain it to this SVG
     /// file, for ε from 0 to where δ_M falls below 1e-12 (and past every asked ε).  Alone, the
     /// report is δ_M on that grid.

@@ -341,6 +341,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     backend: query.backend,
                     exact_ctx: Default::default(),
                     prune: true,
+                    with_ends: false,
                     escalate_above: query.escalate_above,
                 };
                 let p = profile::profile(&profile_query)?;

@@ -300,8 +300,9 @@ pub fn profile_plot(
         })
         .collect();
     let scope = if result.partial {
+        let ends: String = result.ends.iter().map(|k| format!(", k = {k}")).collect();
         format!(
-            "k in {}..{} only (partial)",
+            "k in {}..{}{ends} only (partial)",
             result.k_range.0, result.k_range.1
         )
     } else {

@@ -510,6 +510,7 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
             backend: c.backend,
             exact_ctx: c.exact_ctx,
             prune: !args.no_prune,
+            with_ends: args.with_ends,
             escalate_above: c.escalate_above,
         },
         threads,

@@ -137,6 +137,7 @@ fn exact_ties_and_claims_at_an_endpoint_are_decided_exactly() {
         backend: Backend::Exact,
         exact_ctx: ExactCtx::default(),
         prune: true,
+        with_ends: false,
         escalate_above: None,
     })
     .unwrap();

@@ -685,6 +685,102 @@ fn shards_merge_into_the_unsharded_profile() {
     refuse(vec![&shards[0], &edited, &shards[2], &shards[3]], "digest");
 }
 
+/// Shards run with `--with-ends` also evaluate the boundary pairs k = 0 and n − 1 and prune
+/// against them: a middle shard then evaluates only those, its report says so, and the merge of
+/// such shards is the unsharded profile, verified like any other (issue 21).
+#[test]
+fn shards_with_ends_merge_into_the_unsharded_profile() {
+    let base = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "2000",
+        "--delta",
+        "1e-6",
+        "--eps",
+        "0.1",
+        "-q",
+    ];
+    let whole = cli_json(&base);
+    let mut shards = Vec::new();
+    for (i, range) in ["0..499", "500..999", "1000..1499", "1500..1999"]
+        .iter()
+        .enumerate()
+    {
+        let mut args = base.to_vec();
+        args.extend(["--k-range", range, "--with-ends"]);
+        let (file, cert) = certify(&args, &format!("ends-shard-{i}.json"));
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "shard {i}: {report}");
+        shards.push((file, cert));
+    }
+    let middle = &shards[1].1["report"];
+    assert_eq!(middle["ends"], json!([0, 1999]));
+    assert!(
+        middle["scope"]
+            .as_str()
+            .unwrap()
+            .contains("500..999 and the boundary pairs k = 0, 1999"),
+        "{}",
+        middle["scope"]
+    );
+    // The first shard holds k = 0 itself: only the other end is evaluated besides.
+    assert_eq!(shards[0].1["report"]["ends"], json!([1999]));
+    let pairs = |cert: &Value| cert["method"]["records"].as_array().unwrap().len();
+    assert_eq!(
+        pairs(&shards[1].1),
+        2,
+        "the middle shard prunes against the ends"
+    );
+    let merged = path("ends-merged.json");
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(shards.iter().map(|(f, _)| f.as_str()));
+    args.extend(["--certificate", &merged, "--json"]);
+    let run = cli(&args);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["partial"], false);
+    assert!(out.get("ends").is_none());
+    for key in ["eps_profile", "argmax_k"] {
+        if key == "eps_profile" {
+            assert!(enclosure(&out[key]).overlaps(&enclosure(&whole[key])));
+        } else {
+            let ks = |v: &Value| {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| (e["k"].as_u64().unwrap(), e["direction"].clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(ks(&out[key]), ks(&whole[key]));
+        }
+    }
+    let (status, report) = verify(&merged);
+    assert_eq!(status, 0, "{report}");
+    // A shard that claims other boundary pairs, or hides them, is not what it proves.
+    let cert = &shards[1].1;
+    let cases: Vec<Case> = vec![
+        (
+            "ends-inside",
+            Box::new(|c| c["report"]["ends"] = json!([0, 700])),
+            "report.ends",
+        ),
+        (
+            "ends-hidden",
+            Box::new(|c| {
+                c["report"].as_object_mut().unwrap().remove("ends");
+            }),
+            "report.partial",
+        ),
+    ];
+    reject_all(cert, "ends-shard", cases);
+    // --with-ends needs a --k-range.
+    let mut args = base.to_vec();
+    args.push("--with-ends");
+    assert_fails(&args, "--k-range");
+}
+
 /// A certificate without the fields that change with the build or the clock.
 fn stable(cert: &Value) -> Value {
     let mut c = cert.clone();

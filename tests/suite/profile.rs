@@ -32,6 +32,7 @@ fn query(
         backend,
         exact_ctx: EXACT,
         prune,
+        with_ends: false,
         escalate_above: Some(1e-9),
     }
 }

@@ -63,6 +63,26 @@ pub fn verify_profile(
         u64_at(&range[0], "report.k_range")?,
         u64_at(&range[1], "report.k_range")?,
     );
+    // The boundary pairs a shard run with `--with-ends` also evaluated: k = 0 or n − 1, outside
+    // its range, in order; its rows are maxima over them too.
+    let ends: Vec<u64> = match &report["ends"] {
+        Value::Null => Vec::new(),
+        v => v
+            .as_array()
+            .ok_or_else(|| Error::argument("report.ends", "not a list"))?
+            .iter()
+            .map(|k| u64_at(k, "report.ends"))
+            .collect::<Result<_>>()?,
+    };
+    let valid_ends = ends.windows(2).all(|w| w[0] < w[1])
+        && ends
+            .iter()
+            .all(|k| (*k == 0 || *k == n - 1) && !(a..=b).contains(k));
+    if !valid_ends {
+        tally.problem(format!(
+            "{prefix}report.ends: {ends:?} are not boundary pairs (k = 0, n − 1) outside {a}..{b}"
+        ));
+    }
     let quantities = method["quantities"]
         .as_array()
         .ok_or_else(|| Error::argument("method.quantities", "missing"))?
@@ -77,7 +97,7 @@ pub fn verify_profile(
     // closed ranges that their node pairs bear out.
     let rows = profile_rows(prefix, report, &quantities)?;
     check_top_level_row(prefix, report, tally);
-    check_labels(prefix, report, &quantities, n, (a, b), tally);
+    check_labels(prefix, report, &quantities, n, (a, b), &ends, tally);
     for (field, value, _) in &rows {
         tally.certified(field, value.clone(), true);
     }
@@ -92,6 +112,7 @@ pub fn verify_profile(
         backend: settings.backend,
         exact_ctx: settings.exact_ctx,
         prune: true,
+        with_ends: false,
         escalate_above: None,
     };
     let (precision, finer) = (proof.precision, proof.finer.max(proof.precision));
@@ -100,7 +121,7 @@ pub fn verify_profile(
     // Coverage: per quantity, the k each piece of the proof accounts for.
     let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
     let records = read_records(method, &quantities)?;
-    for record in &records {
+    for record in records.iter().filter(|r| !ends.contains(&r.k)) {
         for (i, values) in record.values.iter().enumerate() {
             if values.is_some() {
                 covered[i].push((record.k, record.k + 1));
@@ -928,6 +949,7 @@ fn check_labels(
     quantities: &[Quantity],
     n: u64,
     k_range: (u64, u64),
+    ends: &[u64],
     tally: &mut Tally,
 ) {
     let (mut d, mut e, mut r) = (0, 0, 0);
@@ -966,7 +988,7 @@ fn check_labels(
     }
     let partial = k_range != (0, n - 1);
     if report["partial"] != json!(partial)
-        || report["scope"] != json!(crate::profile::scope_text(n, k_range))
+        || report["scope"] != json!(crate::profile::scope_text(n, k_range, ends))
     {
         tally.problem(format!(
             "{prefix}report.partial: the scope is not what k in {}..{} of n = {n} covers",

@@ -13,7 +13,7 @@ fn argmax_text(row: &ProfileRow) -> String {
 }
 
 fn scope_text(query: &ProfileQuery, p: &Profile) -> String {
-    crate::profile::scope_text(query.n, p.k_range)
+    crate::profile::scope_text(query.n, p.k_range, &p.ends)
 }
 
 /// The JSON of a profile's rows: `results` (δ at each ε), `delta`/`eps_profile`/`argmax_k`
@@ -85,6 +85,9 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
             "pairs_refined": p.stats.pairs_refined,
         },
     });
+    if !p.ends.is_empty() {
+        v["ends"] = json!(p.ends);
+    }
     profile_rows_json(p, &mut v);
     v
 }
