@@ -1255,10 +1255,14 @@ fn raise(best: &mut [Rational], values: &PairValues) {
     }
 }
 
-/// Seconds per histogram state of one node pair in f64 intervals (measured on windowed ternary
-/// and quaternary scans: 0.2 to 0.5 µs, counting the group convolutions; other backends scale
-/// with their value size).
-const SECONDS_PER_NODE_STATE: f64 = 5e-7;
+/// Seconds per histogram state of one of the fewest node pairs a scan bounds, in f64 intervals
+/// (other backends scale with their value size).  Measured whole-scan time over the least node
+/// count times the states, 2 cores, since groups of one kind of user are built as one
+/// multinomial and three-output groups are rebuilt from their blocks wherever that is cheaper:
+/// the ternary channel at n = 2·10⁴ 2.0·10⁻⁷, k-RR k = 20 on two inputs at n = 5·10⁴ 9.5·10⁻⁸,
+/// a four-output channel at n = 300 8.4·10⁻⁸ (each scan visits more than the fewest nodes, so
+/// the time it refuses by stays below what it takes).
+const SECONDS_PER_NODE_STATE: f64 = 8e-8;
 
 /// The same for binary outputs, whose laws are convolved in the non-negative kernel (measured
 /// on binary RR ε0 = 1, n = 10⁵ and 10⁶, 2 cores: 40 to 44 ns per state of the plan).

@@ -312,6 +312,12 @@ fn binomial_width(m: usize, p: f64, tau_bits: u32) -> f64 {
     (2.0 * z * (m as f64 * p * (1.0 - p)).sqrt() + 2.0).min(m as f64 + 1.0)
 }
 
+/// What one user step over one window value costs, in units of [`estimated_work`]: a step
+/// (`nonneg::step`, three sources per value) against the two-block kernel's inner loop.
+/// Measured on the ternary channel at n = 10⁴ (the profile's tree): rebuilds of 1.4·10⁸ to
+/// 5·10⁸ units took 0.58–0.72 ns per unit, steps of 5·10⁷ to 3.6·10⁸ values 5.3–5.7 ns each.
+pub const STEP_COST_IN_BLOCK_WORK: f64 = 8.0;
+
 /// About how many value updates [`two_blocks`] makes for `x` users of `w` and `y` of `v` (three
 /// outputs, as doubles): two passes (a step and a sum) over each `F` window, one `F` per pair of
 /// first coordinates.

@@ -20,7 +20,7 @@
 //!   f64 kernel of `exact::nonneg`.
 
 use super::binary::{binomial_window, upper_bound};
-use super::blocks::{cheaper_than_steps, estimated_work, two_blocks};
+use super::blocks::{STEP_COST_IN_BLOCK_WORK, cheaper_than_steps, estimated_work, two_blocks};
 use super::group::{GroupLaw, ratio_range};
 use super::law::{Layout, Omission, PairLaw};
 use super::nonneg;
@@ -661,16 +661,27 @@ impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
                 }
             }
         } else {
-            // Three outputs: the whole group again from its two blocks when that costs less than
-            // stepping the new users over the current window (the profile's tree near its root).
             let (all_zeros, all_ones) = (self.zeros + zeros, self.ones + ones);
             let rebuilt = match self.tau_bits {
-                Some(tau) if w0.len() == 3 && all_zeros > 0 && all_ones > 0 => {
+                // A group of one kind of user is one multinomial, built directly (as from the
+                // empty group) instead of stepping the new users over the current window.
+                _ if all_zeros == 0 || all_ones == 0 => {
+                    let (count, w) = if all_ones == 0 {
+                        (all_zeros, w0)
+                    } else {
+                        (all_ones, w1)
+                    };
+                    Some(multinomial(count, w, self.tau_bits, ctx))
+                }
+                // Three outputs: the whole group again from its two blocks when that costs less
+                // than stepping the new users over the current window (the profile's tree near
+                // its root).
+                Some(tau) if w0.len() == 3 => {
                     let approx =
                         |w: &[S]| -> Vec<f64> { w.iter().map(|x| x.approx_f64()).collect() };
                     let work = estimated_work(all_zeros, &approx(w0), all_ones, &approx(w1), tau);
                     let steps = (zeros + ones) as f64 * self.law.values.len() as f64;
-                    (work < steps)
+                    (work < STEP_COST_IN_BLOCK_WORK * steps)
                         .then(|| two_blocks(all_zeros, w0, all_ones, w1, tau, ctx))
                         .flatten()
                 }
