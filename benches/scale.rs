@@ -1,6 +1,8 @@
 //! Issue 21: questions at deployment scale, whole process (the release binary), 2 cores.
 //! Targets: binary RR ε0 = 1, ε_M at δ = 1e-6, n = 10⁵ in ≤ 2 s and n = 10⁶ in ≤ 60 s; the
 //! ternary pair of the issue (`fixtures/mechanisms/ternary.toml`) at n = 10⁴, k = 5000, ε at δ = 1e-6 in ≤ 1 s;
+//! three-output profiles (the ternary channel at n = 2·10⁴, k-RR k = 20 on binary inputs at
+//! n = 5·10⁴) in ≤ 60 s each; a range audit of 20 claims in ≤ 1.5× one `bounds` run;
 //! `bounds` on a generic 40-input randomizer at n = 10⁴ in ≤ 30 s; Theorem 7.2's array (zero
 //! entries) at n = 3200 in ≤ 2 s.  Run one row with
 //! `cargo bench --bench scale -- "n=100000"`.
@@ -67,6 +69,33 @@ fn ternary_pair(c: &mut Criterion) {
             ])
         })
     });
+    group.finish();
+}
+
+/// Profiles of three-output mechanisms, ε_M at δ = 1e-6 (targets: ≤ 60 s each): the ternary
+/// channel at n = 2·10⁴, and k-RR with k = 20, e^ε0 = e² on binary inputs (its three-symbol
+/// reduction) at n = 5·10⁴.
+fn three_output_profiles(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale: three-output profile, eps at delta=1e-6");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(300));
+    for (name, mechanism, n) in [
+        (
+            "ternary n=20000",
+            "fixtures/mechanisms/ternary.toml",
+            "20000",
+        ),
+        (
+            "k-rr k=20 eps0=2 inputs=2 n=50000",
+            "k-rr:k=20,eps0=2,inputs=2",
+            "50000",
+        ),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| run(&["profile", "-m", mechanism, "--n", n, "--delta", "1e-6"]))
+        });
+    }
     group.finish();
 }
 
@@ -155,6 +184,7 @@ criterion_group!(
     benches,
     binary_profile,
     ternary_pair,
+    three_output_profiles,
     range_audit,
     many_inputs,
     zero_entries
