@@ -8,7 +8,7 @@ CARGO ?= cargo
 # `c-no-tests`). `make install` builds them with their tests.
 DEV_FEATURES ?= --features c-no-tests
 
-.PHONY: demo test bench install m4
+.PHONY: demo test python-test python bench install m4
 
 m4:
 	@command -v m4 >/dev/null 2>&1 || { \
@@ -26,6 +26,30 @@ demo: m4
 
 test: m4
 	$(CARGO) test $(DEV_FEATURES)
+	$(MAKE) python-test
+
+# The Python package (python/): a virtual environment in target/ with maturin and pytest, a
+# wheel built from the test build's dependencies (the workspace shares them), installed there,
+# and its tests run against the command line that `cargo test` built.
+PYTHON ?= python3
+PYENV := target/pyenv
+WHEELS := target/wheels
+
+$(PYENV)/bin/maturin:
+	$(PYTHON) -m venv $(PYENV)
+	$(PYENV)/bin/pip install --quiet --upgrade pip
+	$(PYENV)/bin/pip install --quiet "maturin>=1.9,<2" "pytest>=7" "pandas>=1.5"
+
+python-test: m4 $(PYENV)/bin/maturin
+	rm -rf $(WHEELS)
+	cd python && VIRTUAL_ENV=$(CURDIR)/$(PYENV) $(CURDIR)/$(PYENV)/bin/maturin build --quiet \
+	  --profile dev $(DEV_FEATURES) --interpreter $(CURDIR)/$(PYENV)/bin/python --out $(CURDIR)/$(WHEELS)
+	$(PYENV)/bin/pip install --quiet --force-reinstall --no-deps $(WHEELS)/shufflecert-*.whl
+	SHUFFLECERT_BIN=$(CURDIR)/target/debug/shufflecert $(PYENV)/bin/pytest -q python/tests
+
+# Installs the Python package into the current environment (release build: several minutes).
+python: m4
+	$(PYTHON) -m pip install ./python
 
 bench: m4
 	$(CARGO) bench

@@ -3,23 +3,6 @@ use shufflecert::cli::{self, args::Cli};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// A usage error as one line (clap's message with its listed arguments and tips joined), and a
-/// one-line hint: the README promises one clear line on stderr and exit code 2.
-fn usage_error(e: &clap::Error) -> String {
-    let text = e.render().to_string();
-    let message: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-        .filter(|l| !l.is_empty())
-        .collect();
-    let message = message.join(" ");
-    let message = message.strip_prefix("error: ").unwrap_or(&message);
-    format!(
-        "shufflecert: error: {message}\nhint: shufflecert --help, or shufflecert <command> --help"
-    )
-}
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -36,7 +19,7 @@ fn main() -> ExitCode {
                 );
                 return ExitCode::from(2);
             }
-            eprintln!("{}", usage_error(&e));
+            eprintln!("{}", cli::usage_error(&e));
             return ExitCode::from(2);
         }
     };

@@ -5,8 +5,13 @@
 //! it goes; stages nest (an audit's claims, inside them a profile's values of k).  Nothing
 //! listens by default, and then a stage costs one atomic add per step.  Progress never changes
 //! a result: it is reported, not consulted.
+//!
+//! A caller embedding the library (the Python package) may also [`request_cancel`]: every
+//! computation in the process then stops at its next progress step by unwinding with a
+//! [`Cancelled`] payload, which that caller catches; no result is produced.  The command line
+//! never requests it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// What happened to a stage.
@@ -75,6 +80,36 @@ pub fn note(text: &str) {
     emit(|l| l.note(text));
 }
 
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// The payload a computation unwinds with once cancellation is requested
+/// (`std::panic::catch_unwind` and `payload.is::<Cancelled>()` tell it from a bug).
+#[derive(Debug)]
+pub struct Cancelled;
+
+/// Asks every computation in progress to stop at its next progress step.
+pub fn request_cancel() {
+    CANCEL.store(true, Ordering::SeqCst);
+}
+
+/// Lets computations run again (after the cancelled ones have unwound).
+pub fn clear_cancel() {
+    CANCEL.store(false, Ordering::SeqCst);
+}
+
+/// A cancellation point for loops between progress steps (a law's per-user steps): unwinds
+/// with [`Cancelled`] when cancellation is requested, never while already unwinding.  One
+/// relaxed atomic load otherwise.
+pub fn checkpoint() {
+    stop_if_cancelled();
+}
+
+fn stop_if_cancelled() {
+    if CANCEL.load(Ordering::Relaxed) && !std::thread::panicking() {
+        std::panic::panic_any(Cancelled);
+    }
+}
+
 /// A stage of a computation; finished when dropped.
 pub struct Stage {
     name: &'static str,
@@ -86,6 +121,7 @@ pub struct Stage {
 impl Stage {
     /// Opens a stage that will resolve `total` units.
     pub fn start(name: &'static str, unit: &'static str, total: u64) -> Stage {
+        stop_if_cancelled();
         let stage = Stage {
             name,
             unit,
@@ -100,6 +136,7 @@ impl Stage {
     pub fn advance(&self, count: u64) {
         let done = self.done.fetch_add(count, Ordering::Relaxed) + count;
         self.emit(EventKind::Advance, done);
+        stop_if_cancelled();
     }
 
     /// Advances by `count` when the returned guard is dropped: at the end of a step, however it
@@ -138,6 +175,50 @@ impl Drop for AdvanceOnDrop<'_> {
 impl Drop for Stage {
     fn drop(&mut self) {
         self.emit(EventKind::Finish, self.done());
+    }
+}
+
+/// A stage as listeners track it ([`Stages`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenStage {
+    pub name: String,
+    pub unit: String,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// The open stages of a run, outermost first, as a listener rebuilds them from the events.
+#[derive(Clone, Debug, Default)]
+pub struct Stages(Vec<OpenStage>);
+
+impl Stages {
+    /// Applies an event; returns the stage's path (outermost first).
+    pub fn apply(&mut self, e: &Event) -> Vec<String> {
+        match e.kind {
+            EventKind::Start => self.0.push(OpenStage {
+                name: e.name.into(),
+                unit: e.unit.into(),
+                done: 0,
+                total: e.total,
+            }),
+            EventKind::Advance | EventKind::Finish => {
+                if let Some(open) = self.0.iter_mut().rev().find(|o| o.name == e.name) {
+                    open.done = e.done;
+                }
+            }
+        }
+        let path = self.0.iter().map(|o| o.name.clone()).collect();
+        if e.kind == EventKind::Finish {
+            if let Some(i) = self.0.iter().rposition(|o| o.name == e.name) {
+                self.0.remove(i);
+            }
+        }
+        path
+    }
+
+    /// The open stages, outermost first.
+    pub fn open(&self) -> &[OpenStage] {
+        &self.0
     }
 }
 

@@ -17,6 +17,23 @@ use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
 use args::{Cli, Command};
 use validate::Source;
 
+/// A usage error as one line (clap's message with its listed arguments and tips joined), and a
+/// one-line hint: the README promises one clear line on stderr and exit code 2.
+pub fn usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let message: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    format!(
+        "shufflecert: error: {message}\nhint: shufflecert --help, or shufflecert <command> --help"
+    )
+}
+
 /// What a command produced: stdout, and a failure to report after it (a `--fail-on` gate).
 pub struct Outcome {
     pub stdout: String,

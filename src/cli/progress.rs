@@ -3,7 +3,7 @@
 //! (`json`, for scripts and notebooks), or nothing (`none`, or `--quiet`).  Notes such as a
 //! profile's up-front estimate are printed in `auto` mode whether or not stderr is a terminal.
 
-use crate::progress::{Event, EventKind, Listener};
+use crate::progress::{Event, EventKind, Listener, Stages};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -16,51 +16,12 @@ const DELAY: Duration = Duration::from_secs(2);
 /// advance of a stage always).
 const JSON_INTERVAL: Duration = Duration::from_millis(100);
 
-/// A stage as the listeners track it.
-#[derive(Clone)]
-struct Open {
-    name: String,
-    unit: String,
-    done: u64,
-    total: u64,
-}
-
-/// The open stages, innermost last.
-#[derive(Default)]
-struct Stack(Vec<Open>);
-
-impl Stack {
-    /// Applies an event; returns the stage's path (outermost first).
-    fn apply(&mut self, e: &Event) -> Vec<String> {
-        match e.kind {
-            EventKind::Start => self.0.push(Open {
-                name: e.name.into(),
-                unit: e.unit.into(),
-                done: 0,
-                total: e.total,
-            }),
-            EventKind::Advance | EventKind::Finish => {
-                if let Some(open) = self.0.iter_mut().rev().find(|o| o.name == e.name) {
-                    open.done = e.done;
-                }
-            }
-        }
-        let path = self.0.iter().map(|o| o.name.clone()).collect();
-        if e.kind == EventKind::Finish {
-            if let Some(i) = self.0.iter().rposition(|o| o.name == e.name) {
-                self.0.remove(i);
-            }
-        }
-        path
-    }
-}
-
 /// The bar on a terminal: one indicatif bar per top-level stage, drawn only when stderr is a
 /// terminal and only once the run has lasted [`DELAY`]; notes are printed in any case.
 pub struct TerminalBar {
     terminal: bool,
     start: Instant,
-    state: Mutex<(Stack, Option<ProgressBar>)>,
+    state: Mutex<(Stages, Option<ProgressBar>)>,
 }
 
 impl TerminalBar {
@@ -68,7 +29,7 @@ impl TerminalBar {
         TerminalBar {
             terminal: std::io::stderr().is_terminal(),
             start: Instant::now(),
-            state: Mutex::new((Stack::default(), None)),
+            state: Mutex::new((Stages::default(), None)),
         }
     }
 
@@ -93,7 +54,7 @@ impl Listener for TerminalBar {
         let mut state = self.state.lock().expect("progress state");
         let (stack, bar) = &mut *state;
         stack.apply(e);
-        let Some(top) = stack.0.last() else {
+        let Some(top) = stack.open().last() else {
             // The run's top-level stage is over: the next one gets a bar of its own.
             if let Some(done) = bar.take() {
                 done.finish_and_clear();
@@ -101,7 +62,7 @@ impl Listener for TerminalBar {
             return;
         };
         let bar = bar.get_or_insert_with(Self::bar);
-        let path: Vec<&str> = stack.0.iter().map(|o| o.name.as_str()).collect();
+        let path: Vec<&str> = stack.open().iter().map(|o| o.name.as_str()).collect();
         bar.set_prefix(path.join(" › "));
         bar.set_message(top.unit.clone());
         bar.set_length(top.total);
@@ -133,14 +94,14 @@ impl Drop for TerminalBar {
 /// One JSON object per line on stderr.
 pub struct JsonLines {
     start: Instant,
-    state: Mutex<(Stack, Option<Instant>)>,
+    state: Mutex<(Stages, Option<Instant>)>,
 }
 
 impl JsonLines {
     pub fn new() -> Self {
         JsonLines {
             start: Instant::now(),
-            state: Mutex::new((Stack::default(), None)),
+            state: Mutex::new((Stages::default(), None)),
         }
     }
 
@@ -201,14 +162,14 @@ mod tests {
 
     #[test]
     fn nested_stages_report_their_path_and_close_innermost_first() {
-        let mut stack = Stack::default();
+        let mut stack = Stages::default();
         assert_eq!(stack.apply(&event(EventKind::Start, "audit", 0)), ["audit"]);
         assert_eq!(
             stack.apply(&event(EventKind::Start, "profile scan", 0)),
             ["audit", "profile scan"]
         );
         stack.apply(&event(EventKind::Advance, "profile scan", 3));
-        assert_eq!(stack.0.last().unwrap().done, 3);
+        assert_eq!(stack.open().last().unwrap().done, 3);
         assert_eq!(
             stack.apply(&event(EventKind::Finish, "profile scan", 4)),
             ["audit", "profile scan"]
@@ -218,6 +179,6 @@ mod tests {
             ["audit"]
         );
         stack.apply(&event(EventKind::Finish, "audit", 4));
-        assert!(stack.0.is_empty());
+        assert!(stack.open().is_empty());
     }
 }

@@ -190,6 +190,7 @@ pub fn convolve<S: Scalar>(a: &WindowLaw<S>, b: &WindowLaw<S>, ctx: &S::Ctx) -> 
     let out = super::nonneg::convolve(&a.values, &b.values, ctx).unwrap_or_else(|| {
         let mut out = vec![S::zero(ctx); a.values.len() + b.values.len() - 1];
         for (i, x) in a.values.iter().enumerate() {
+            crate::progress::checkpoint();
             for (j, y) in b.values.iter().enumerate() {
                 out[i + j].add_mul_assign(x, y);
             }

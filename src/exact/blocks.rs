@@ -196,6 +196,7 @@ pub fn two_blocks<S: Scalar>(
     let (mut start, mut f) = (corner.start, corner_values.values);
     let mut least = smallest(&f);
     for i in 0..a_len {
+        crate::progress::checkpoint();
         if i > 0 {
             let (s, values, dropped, count) = trimmed(start, bernoulli_step(&f, p, q), tau_bits);
             // A sum of `count` values carrying at most the step's count.
@@ -225,6 +226,7 @@ pub fn two_blocks<S: Scalar>(
         .into_par_iter()
         .enumerate()
         .fold(empty, |mut acc, (i, (mut start, mut f))| {
+            crate::progress::checkpoint();
             // r = r_min + i, so a = a_max − i (index a_len − 1 − i).
             let ai = a_len - 1 - i;
             let mut dropped = (0.0, 0);

@@ -151,6 +151,7 @@ impl SimplexIndex {
         let new = self.count(m);
         h.resize(new, S::zero(ctx));
         let zero_weight: Vec<bool> = w.iter().map(|x| x.is_exact_zero()).collect();
+        crate::progress::checkpoint();
         for idx in (0..new).rev() {
             let own = idx < old && !zero_weight[0] && !h[idx].is_exact_zero();
             let mut acc = if own { h[idx].mul(&w[0]) } else { S::zero(ctx) };

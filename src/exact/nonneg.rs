@@ -303,6 +303,7 @@ pub fn add_users<S: Scalar>(
     }
     let mut set = law.set.clone();
     for _ in 0..count {
+        crate::progress::checkpoint();
         let (next_set, next, lost) = step(&set, &h, &weights, weight_rounds, tau_bits, floor)?;
         dropped.absorb(&lost.values, &lost.rounds);
         (set, h) = (next_set, next);

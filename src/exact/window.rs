@@ -420,6 +420,7 @@ fn shifted_values<S: Scalar>(
 ) -> Vec<S> {
     let d = to.d();
     let mut out = vec![S::zero(ctx); to.len()];
+    crate::progress::checkpoint();
     for (r, sources) in to.sources(from).chunks(d).enumerate() {
         let (a, lo) = to.row_start(r);
         let row = &mut out[a..to.row_end(r)];
@@ -476,6 +477,7 @@ pub fn convolve<S: Scalar>(
     );
     let mut out = vec![S::zero(ctx); set.len()];
     for ra in 0..sa.rows() {
+        crate::progress::checkpoint();
         let (a_start, a_lo) = sa.row_start(ra);
         let a_row = &a.values[a_start..sa.row_end(ra)];
         for rb in 0..sb.rows() {

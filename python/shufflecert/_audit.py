@@ -1,0 +1,217 @@
+"""Claims from the accountants users already run, and ``audit``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
+
+from ._commands import (
+    MechanismLike,
+    Number,
+    Progress,
+    _common,
+    _options,
+    _spec,
+    run,
+    write_claims,
+)
+from ._report import AuditReport
+
+#: The claims-file columns (``fixtures/claims``, README "Auditing other accountants").
+COLUMNS = ("n", "eps", "delta", "kind", "alpha", "k", "source", "note")
+
+
+def _ns(n: Union[int, Sequence[int]]) -> tuple[list[Any], bool]:
+    """The grid of n, and whether a grid (not one n) was given."""
+    if isinstance(n, (list, tuple, range)):
+        return list(n), True
+    return [n], False
+
+
+class Claims:
+    """Claims to audit: one dict per claim with the claims-file columns (``n``, ``eps``,
+    ``delta``, and optionally ``kind``, ``alpha``, ``k``, ``source``, ``note``).
+
+    Numbers are read exactly: strings, ints and Fractions as they are, a float as the
+    shortest decimal that rounds to it (what Python prints).
+    """
+
+    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.rows: list[dict[str, Any]] = []
+        for i, row in enumerate(rows):
+            unknown = sorted(set(row) - set(COLUMNS))
+            if unknown:
+                raise ValueError(
+                    f"claims[{i}]: unknown column{'s' if len(unknown) > 1 else ''} "
+                    f"{', '.join(unknown)}; columns: {', '.join(COLUMNS)}"
+                )
+            self.rows.append(dict(row))
+
+    @classmethod
+    def from_pairs(
+        cls,
+        pairs: Iterable[Sequence[Any]],
+        *,
+        n: Optional[int] = None,
+        source: Optional[str] = None,
+    ) -> "Claims":
+        """``(eps, delta)`` pairs at one ``n``, or ``(n, eps, delta)`` triples."""
+        rows = []
+        for i, pair in enumerate(pairs):
+            if len(pair) == 3:
+                row = dict(zip(("n", "eps", "delta"), pair))
+            elif len(pair) == 2:
+                if n is None:
+                    raise ValueError(f"claims[{i}]: an (eps, delta) pair needs n=")
+                row = {"n": n, "eps": pair[0], "delta": pair[1]}
+            else:
+                raise ValueError(f"claims[{i}]: expected (eps, delta) or (n, eps, delta), got {pair!r}")
+            if source is not None:
+                row["source"] = source
+            rows.append(row)
+        return cls(rows)
+
+    @classmethod
+    def from_eps_for_delta(
+        cls,
+        eps_for_delta: Callable[..., Any],
+        *,
+        n: Union[int, Sequence[int]],
+        deltas: Sequence[Number],
+        source: Optional[str] = None,
+    ) -> "Claims":
+        """An accountant's ε for each δ of ``deltas``: ``eps_for_delta(delta)`` at one ``n``,
+        or ``eps_for_delta(delta, n)`` over a grid of n."""
+        grid, many = _ns(n)
+        rows = [
+            {
+                "n": m,
+                "eps": eps_for_delta(d, m) if many else eps_for_delta(d),
+                "delta": d,
+                "source": source,
+            }
+            for m in grid
+            for d in deltas
+        ]
+        return cls(rows)
+
+    @classmethod
+    def from_delta_for_eps(
+        cls,
+        delta_for_eps: Callable[..., Any],
+        *,
+        n: Union[int, Sequence[int]],
+        eps: Sequence[Number],
+        source: Optional[str] = None,
+    ) -> "Claims":
+        """An accountant's δ for each ε of ``eps``: ``delta_for_eps(eps)`` at one ``n``, or
+        ``delta_for_eps(eps, n)`` over a grid of n."""
+        grid, many = _ns(n)
+        rows = [
+            {
+                "n": m,
+                "eps": e,
+                "delta": delta_for_eps(e, m) if many else delta_for_eps(e),
+                "source": source,
+            }
+            for m in grid
+            for e in eps
+        ]
+        return cls(rows)
+
+    @classmethod
+    def from_dataframe(cls, frame: Any) -> "Claims":
+        """A pandas DataFrame with the claims-file columns."""
+        records = frame.to_dict("records")
+        return cls({k: _plain(v) for k, v in r.items() if not _missing(v)} for r in records)
+
+    def write(self) -> str:
+        """Writes the claims as a JSON Lines claims file and returns its path."""
+        return write_claims(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        return f"<Claims: {len(self.rows)} claims>"
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return value is None or value != value  # None, NaN, pandas.NA
+    except TypeError:
+        return True
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python numbers."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) and not isinstance(value, (str, bytes)) else value
+
+
+ClaimsLike = Union[
+    str,
+    "os.PathLike[str]",
+    Claims,
+    Sequence[Sequence[Any]],
+    Sequence[dict[str, Any]],
+    Callable[..., Any],
+    Any,
+]
+
+
+def _claims(
+    claims: ClaimsLike,
+    n: Any,
+    deltas: Optional[Sequence[Number]],
+    eps: Optional[Sequence[Number]],
+    source: Optional[str],
+) -> str:
+    """The claims file for the engine."""
+    if isinstance(claims, (str, os.PathLike)):
+        return os.fspath(claims)
+    if isinstance(claims, Claims):
+        return claims.write()
+    if callable(claims):
+        if n is None or (deltas is None) == (eps is None):
+            raise ValueError(
+                "claims: a callable is sampled on a grid: give n= and either deltas= (it is "
+                "eps_for_delta) or eps= (it is delta_for_eps)"
+            )
+        if deltas is not None:
+            return Claims.from_eps_for_delta(claims, n=n, deltas=deltas, source=source).write()
+        return Claims.from_delta_for_eps(claims, n=n, eps=eps, source=source).write()  # type: ignore[arg-type]
+    if hasattr(claims, "to_dict") and hasattr(claims, "columns"):
+        return Claims.from_dataframe(claims).write()
+    rows = list(claims)
+    if rows and all(isinstance(r, dict) for r in rows):
+        return Claims(rows).write()
+    return Claims.from_pairs(rows, n=n, source=source).write()
+
+
+def audit(
+    mechanism: MechanismLike,
+    claims: ClaimsLike,
+    *,
+    n: Union[int, Sequence[int], None] = None,
+    deltas: Optional[Sequence[Number]] = None,
+    eps: Optional[Sequence[Number]] = None,
+    source: Optional[str] = None,
+    eps_ranges: bool = False,
+    progress: Progress = None,
+    **options: Any,
+) -> AuditReport:
+    """Verdicts on an accountant's claims (``shufflecert audit``): each claim proven sound,
+    refuted with a witness, or undecided.
+
+    ``claims`` is a claims file (CSV or JSON Lines), a :class:`Claims`, a list of
+    ``(eps, delta)`` pairs (with ``n=``) or ``(n, eps, delta)`` triples, a list of dicts with
+    the claims-file columns, a pandas DataFrame, or a callable sampled on a grid:
+    ``eps_for_delta`` with ``deltas=``, or ``delta_for_eps`` with ``eps=`` (called with one
+    argument at one ``n``, with ``(x, n)`` over a list of n).  ``source`` labels claims built
+    here.  The report's ``failure`` names the unsound claims, as the command line's exit
+    code 1 does.
+    """
+    argv = ["--mechanism", _spec(mechanism), "--claims", _claims(claims, n, deltas, eps, source)]
+    argv += _options({"eps_ranges": eps_ranges}) + _options(_common(options))
+    return run("audit", argv, progress)  # type: ignore[return-value]

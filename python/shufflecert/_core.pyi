@@ -1,0 +1,17 @@
+"""The engine, in process (Rust, PyO3).  Use the functions of ``shufflecert`` instead."""
+
+from typing import Any, Callable, Optional
+
+class ShufflecertError(Exception):
+    """An internal error of shufflecert (a bug: no result was produced)."""
+
+def run(
+    argv: list[str], progress: Optional[Callable[[str, Any], None]] = None
+) -> tuple[str, Optional[str]]:
+    """Runs ``shufflecert ARGV…``; returns ``(stdout, failure)``."""
+
+def describe(spec: str) -> str:
+    """The randomizer ``spec`` names, validated, as JSON."""
+
+def version() -> str:
+    """The engine's version."""
