@@ -9,7 +9,7 @@ in process, and return its ``--json`` report with typed access.
 >>> import shufflecert as sc
 >>> m = sc.Mechanism.binary_rr(eps0="1")
 >>> r = sc.epsilon(m, n=1000, k=0, delta="1e-5")
->>> r.eps.contains("0.105372586162")
+>>> r.eps.contains("0.1053725861617")
 True
 """
 
