@@ -28,19 +28,21 @@ test: m4
 	$(CARGO) test $(DEV_FEATURES)
 	$(MAKE) python-test
 
-# The Python package (python/): a virtual environment in target/ with maturin and pytest, a
+# The Python package (python/): a virtual environment in target/ with what
+# python/requirements-test.txt lists (maturin, pytest, and the tests' optional packages), a
 # wheel built from the test build's dependencies (the workspace shares them), installed there,
 # and its tests run against the command line that `cargo test` built.
 PYTHON ?= python3
 PYENV := target/pyenv
 WHEELS := target/wheels
 
-$(PYENV)/bin/maturin:
+$(PYENV)/installed: python/requirements-test.txt
 	$(PYTHON) -m venv $(PYENV)
 	$(PYENV)/bin/pip install --quiet --upgrade pip
-	$(PYENV)/bin/pip install --quiet "maturin>=1.9,<2" "pytest>=7" "pandas>=1.5"
+	$(PYENV)/bin/pip install --quiet -r python/requirements-test.txt
+	touch $@
 
-python-test: m4 $(PYENV)/bin/maturin
+python-test: m4 $(PYENV)/installed
 	rm -rf $(WHEELS)
 	cd python && VIRTUAL_ENV=$(CURDIR)/$(PYENV) $(CURDIR)/$(PYENV)/bin/maturin build --quiet \
 	  --profile dev $(DEV_FEATURES) --interpreter $(CURDIR)/$(PYENV)/bin/python --out $(CURDIR)/$(WHEELS)

@@ -123,4 +123,5 @@ class Enclosure:
         return f"Enclosure({self._text[0]!r}, {self._text[1]!r})"
 
     def __str__(self) -> str:
-        return f"[{self.float_lo()!r}, {self.float_hi()!r}]"
+        """``[lo, hi]`` with the endpoints as the report printed them."""
+        return f"[{self._text[0]}, {self._text[1]}]"
