@@ -594,6 +594,25 @@ impl Widths for EpsilonRow {
     }
 }
 
+/// The singular masses `[Q(P = 0), P(Q = 0)]` of the pair (`curve::singular_mass`): what
+/// `verify` holds an ε certificate's `witnesses.*.singular_mass` against.
+pub struct SingularJob;
+
+impl PairJob for SingularJob {
+    type Output = [Enclosure; 2];
+    fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<[Enclosure; 2]> {
+        Ok([Direction::Qp, Direction::Pq].map(|dir| curve::singular_mass(law, dir, ctx)))
+    }
+}
+
+impl Widths for [Enclosure; 2] {
+    fn worst_relative_width(&self, floor: f64) -> f64 {
+        self.iter()
+            .map(|e| relative_width_above(e, floor))
+            .fold(0.0, f64::max)
+    }
+}
+
 /// TV, KL both ways, JSD, χ², squared Hellinger and Rényi divergences.
 pub struct DivergenceJob {
     pub renyi_orders: Vec<Rational>,

@@ -35,6 +35,11 @@ use crate::query::{Backend, Threshold};
 use rug::Rational;
 use std::collections::BTreeMap;
 
+/// What a range audit certificate's `method.route` adds when ranges of ε_M are computed
+/// (`--eps-ranges`); `verify` holds the route to `report.eps_ranges`.
+pub const EPS_RANGES_ROUTE: &str =
+    ", and per claimed delta of an upper claim the range of eps_M (--eps-ranges)";
+
 /// An audit of claims against a randomizer's certified range.
 #[derive(Clone, Debug)]
 pub struct RangeAuditQuery {

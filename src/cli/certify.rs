@@ -600,7 +600,7 @@ pub fn range_audit_parts<'a>(
         claims: Some(claims),
         report,
         method: json!({
-            "route": format!("per n: the certified range of delta_M at every claimed eps by `bounds` (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair (x1, x2, ..., x2) ~ (x1', x2, ..., x2) of every summed triple){}; each claim judged on [lower.lo, upper.hi]: an upper claim sound at or above the upper end, unsound below the lower end (its pair is the witness), undecided in between", if query.eps_ranges { ", and per claimed delta of an upper claim the range of eps_M (--eps-ranges)" } else { "" }),
+            "route": format!("per n: the certified range of delta_M at every claimed eps by `bounds` (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair (x1, x2, ..., x2) ~ (x1', x2, ..., x2) of every summed triple){}; each claim judged on [lower.lo, upper.hi]: an upper claim sound at or above the upper end, unsound below the lower end (its pair is the witness), undecided in between", if query.eps_ranges { crate::audit::range::EPS_RANGES_ROUTE } else { "" }),
             "ranges": ranges,
         }),
         proofs_notes: notes,

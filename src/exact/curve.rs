@@ -174,7 +174,7 @@ impl<'a, S: Scalar> Curve<'a, S> {
             None => positive_part_sum(a, b, c, self.ctx).enclosure(),
         };
         if self.law.omitted == 0 {
-            return clamp_probability(kept);
+            return self.above_singular(clamp_probability(kept));
         }
         let (up, down) = truncation_coefficients(self.law, self.dir, &c.enclosure());
         let omega = &self.law.omitted;
@@ -189,7 +189,29 @@ impl<'a, S: Scalar> Curve<'a, S> {
             Endpoint::Finite(x) => Endpoint::Finite(x + Rational::from(&up * omega)),
             other => other.clone(),
         };
-        clamp_probability(Enclosure::new(lower.min(upper.clone()), upper))
+        self.above_singular(clamp_probability(Enclosure::new(
+            lower.min(upper.clone()),
+            upper,
+        )))
+    }
+
+    /// `e` with its lower end raised to the certified lower end of the singular mass the law
+    /// carries in closed form ([`super::law::Omission::singular`]): every curve stays at or
+    /// above its singular mass, at every ε.  (Both enclose the same curve, so the raised end
+    /// stays at or below the upper end; it is capped there all the same.)
+    fn above_singular(&self, e: Enclosure) -> Enclosure {
+        let Some([qp, pq]) = &self.law.omission.singular else {
+            return e;
+        };
+        let floor = match self.dir {
+            Direction::Qp => qp.lo(),
+            Direction::Pq => pq.lo(),
+        };
+        if floor <= e.lo() {
+            return e;
+        }
+        let lo = floor.clone().min(e.hi().clone());
+        Enclosure::new(lo, e.hi().clone())
     }
 
     /// Certified bounds of δ at the threshold `c`, as doubles rounded outward: cheaper than

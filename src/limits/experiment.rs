@@ -22,7 +22,7 @@ use super::lattice::{self, CompoundPoisson, Jump, MAX_INTENSITY};
 use crate::arith::Scalar;
 use crate::arith::exact::ExactCtx;
 use crate::arith::mpfr::MpfrCtx;
-use crate::enclosure::{exact_string, parse_rational};
+use crate::enclosure::{Enclosure, exact_string, parse_rational};
 use crate::error::{Error, Result};
 use crate::exact::divergence::Divergences;
 use crate::mechanism::parse::{check_keys, exact_number, parse_document};
@@ -378,6 +378,16 @@ impl ExperimentJob for EpsilonJob {
             qp: e.clone(),
             pq: e,
         })
+    }
+}
+
+/// The Gaussian shift's laws are mutually absolutely continuous: no singular mass.
+impl ExperimentJob for crate::query::SingularJob {
+    fn gaussian(&self, _mu: &Rational, _ctx: &MpfrCtx) -> Result<[Enclosure; 2]> {
+        Ok([
+            Enclosure::point(Rational::new()),
+            Enclosure::point(Rational::new()),
+        ])
     }
 }
 

@@ -306,6 +306,125 @@ fn tampering_is_rejected() {
     assert_fails(&["verify", &path("missing.json")], "missing.json");
 }
 
+/// Every enclosure in an ε certificate's witnesses is confirmed by a recomputation:
+/// `delta_at_exp_eps_hi` against δ recomputed at `exp_eps_hi` (given exactly when it is), and
+/// `singular_mass` against the pair's singular mass recomputed (given exactly when no finite
+/// threshold is), an ε of +∞ only with a singular mass certainly above δ.
+#[test]
+fn epsilon_witnesses_are_each_confirmed() {
+    // Q(P = 0) = 1/16 for the pair (T_{10,3}, T_{10,4}): ε_qp = +∞ at δ = 10⁻³.
+    let m = mechanism_file(
+        "singular-sixteenth.json",
+        &["1/2", "1/2", "0"].map(String::from),
+        &["1/4", "1/4", "1/2"].map(String::from),
+    );
+    let (file, infinite) = certify(
+        &[
+            "epsilon",
+            "-m",
+            &m,
+            "--n",
+            "10",
+            "--k",
+            "3",
+            "--delta",
+            "1e-3",
+            "--no-reduce",
+        ],
+        "witnesses-infinite.json",
+    );
+    assert_valid(&file, "ε = +∞");
+    let w = &infinite["report"]["witnesses"];
+    assert_eq!(
+        w["qp"]["singular_mass"],
+        json!({ "lo": "0.0625", "hi": "0.0625" })
+    );
+    // P(Q = 0) = (1/5)^300 is far below δ: ε_pq is finite, with no singular mass.
+    let (file, finite) = certify(
+        &[
+            "epsilon",
+            "-m",
+            "fixtures/mechanisms/one-sided.toml",
+            "--n",
+            "300",
+            "--k",
+            "0",
+            "--delta",
+            "1e-12",
+        ],
+        "witnesses-finite.json",
+    );
+    assert_valid(&file, "one-sided");
+    assert!(finite["report"]["witnesses"]["pq"]["singular_mass"].is_null());
+    type Edit = Box<dyn FnOnce(&mut Value)>;
+    let set = |dir: &'static str, key: &'static str, v: Value| -> Edit {
+        Box::new(move |c: &mut Value| c["report"]["witnesses"][dir][key] = v)
+    };
+    let cases: Vec<(&str, &Value, Edit, &str)> = vec![
+        (
+            "singular-below",
+            &infinite,
+            set(
+                "qp",
+                "singular_mass",
+                json!({ "lo": "0.001", "hi": "0.002" }),
+            ),
+            "witnesses.qp.singular_mass: the certified",
+        ),
+        (
+            "singular-above",
+            &infinite,
+            set("qp", "singular_mass", json!({ "lo": "0.7", "hi": "0.8" })),
+            "witnesses.qp.singular_mass: the certified",
+        ),
+        (
+            "singular-dropped",
+            &infinite,
+            set("qp", "singular_mass", Value::Null),
+            "witnesses.qp.singular_mass: missing",
+        ),
+        (
+            "singular-added",
+            &finite,
+            set("pq", "singular_mass", json!({ "lo": "0.5", "hi": "0.5" })),
+            "witnesses.pq.singular_mass: given",
+        ),
+        (
+            "delta-at-hi",
+            &finite,
+            set(
+                "pq",
+                "delta_at_exp_eps_hi",
+                json!({ "lo": "0.5", "hi": "0.6" }),
+            ),
+            "witnesses.pq.delta_at_exp_eps_hi: the certified",
+        ),
+        (
+            "delta-at-hi-dropped",
+            &finite,
+            set("pq", "delta_at_exp_eps_hi", Value::Null),
+            "witnesses.pq.delta_at_exp_eps_hi: missing",
+        ),
+        (
+            "delta-at-hi-added",
+            &infinite,
+            set(
+                "qp",
+                "delta_at_exp_eps_hi",
+                json!({ "lo": "0", "hi": "0.001" }),
+            ),
+            "witnesses.qp.delta_at_exp_eps_hi: given",
+        ),
+    ];
+    for (name, cert, edit, needle) in cases {
+        let file = tampered(cert, &format!("tampered-witness-{name}.json"), true, edit);
+        let (status, report) = verify(&file);
+        assert_eq!(status, 1, "{name}: {report}");
+        let problems = report["problems"].to_string();
+        assert!(problems.contains(needle), "{name}: {problems}");
+    }
+}
+
 /// A profile row's maximisers are part of what is certified: its `resolved` flag, `argmax_k`
 /// and `argmax_k_ranges` are checked against the proof, not only its value.
 #[test]
@@ -758,6 +877,15 @@ fn shards_with_ends_merge_into_the_unsharded_profile() {
     }
     let (status, report) = verify(&merged);
     assert_eq!(status, 0, "{report}");
+    // Each end pair counts once, in the shard that holds it.
+    let merged_cert: Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(
+        out["stats"]["pairs_evaluated"],
+        json!(pairs(&merged_cert)),
+        "{}",
+        out["stats"]
+    );
     // A shard that claims other boundary pairs, or hides them, is not what it proves.
     let cert = &shards[1].1;
     let cases: Vec<Case> = vec![
@@ -772,6 +900,14 @@ fn shards_with_ends_merge_into_the_unsharded_profile() {
                 c["report"].as_object_mut().unwrap().remove("ends");
             }),
             "report.partial",
+        ),
+        (
+            "end-record-dropped",
+            Box::new(|c| {
+                let records = c["method"]["records"].as_array_mut().unwrap();
+                records.retain(|r| r["k"] != json!(1999));
+            }),
+            "no evaluated pair at k = 1999",
         ),
     ];
     reject_all(cert, "ends-shard", cases);
@@ -1370,7 +1506,10 @@ fn certificates_whose_eps_profile_is_infinite_verify() {
     );
     assert_valid(&file, "the issue's profile");
     let report = &cert["report"];
-    assert_eq!(report["eps_profile"], json!({ "lo": "inf", "hi": "inf" }));
+    assert_eq!(
+        report["eps_profile"],
+        json!({ "lo": "inf", "hi": "inf", "resolved": true })
+    );
     let delta = &report["results"][0];
     assert!(enclosure(&delta["delta_profile"]).contains(&rug::Rational::from((3, 7))));
     assert_eq!(delta["argmax_k"][0]["k"], 5);

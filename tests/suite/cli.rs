@@ -863,3 +863,74 @@ fn bounds_past_its_time_after_the_first_sum_is_refused() {
         run.stderr
     );
 }
+
+/// A four-output mechanism whose curves keep a singular mass on both sides:
+/// `Q(P = 0) = (1/2)^(k+1)`, `P(Q = 0) = (1/2)^(n−k)`.
+fn four_outputs(dir: &std::path::Path) -> String {
+    let file = dir.join("four-outputs.toml");
+    std::fs::write(
+        &file,
+        "w0 = [\"1/2\", \"1/4\", \"1/4\", \"0\"]\nw1 = [\"0\", \"1/3\", \"1/6\", \"1/2\"]\n",
+    )
+    .unwrap();
+    file.to_string_lossy().into_owned()
+}
+
+/// Every curve stays at or above its singular mass: where the truncation leaves only a bound
+/// on δ at a large ε, its lower end is still the closed-form singular mass, not 0.
+#[test]
+fn delta_at_large_eps_stays_above_the_singular_mass() {
+    let m = four_outputs(&scratch("singular-floor"));
+    let out = cli_json(&["delta", "-m", &m, "--n", "150", "--k", "75", "--eps", "20"]);
+    let row = &out["results"][0];
+    for (key, power) in [("delta_qp", 76u32), ("delta_pq", 75)] {
+        // (1/2)^power, less the outward rounding of the printed decimal.
+        let floor = Rational::from((999_999, rug::Integer::from(1_000_000) << power));
+        let d = enclosure(&row[key]);
+        assert!(d.lo() >= &Endpoint::Finite(floor), "{key}: {d}");
+    }
+}
+
+/// A text's words joined by single spaces (a report wraps its long lines).
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An ε_M that is not resolved is marked so, in text and JSON, as `epsilon` marks ε; and the
+/// hint under an ε of upper end inf at a singular mass equal to δ names the backend that
+/// decides it (exact rationals), not more MPFR precision.
+#[test]
+fn unresolved_eps_is_marked_and_the_singular_mass_hint_names_exact() {
+    let m = four_outputs(&scratch("unresolved-eps"));
+    // k = 0: Q(P = 0) = 1/2 = δ exactly.
+    let args = ["profile", "-m", &m, "--n", "8", "--delta", "0.5", "-q"];
+    let run = cli(&args);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let text = words(&run.stdout);
+    assert!(text.contains("inf] (unresolved)"), "{}", run.stdout);
+    assert!(text.contains("--backend exact does"), "{}", run.stdout);
+    let out = cli_json(&args);
+    assert_eq!(out["eps_results"][0]["eps_profile"]["resolved"], false);
+    assert_eq!(out["eps_profile"]["resolved"], false);
+    let mut exact = args.to_vec();
+    exact.extend(["--backend", "exact"]);
+    let out = cli_json(&exact);
+    assert_eq!(out["eps_profile"]["resolved"], true, "{out}");
+    // The pair command's hint.
+    let args = [
+        "epsilon", "-m", &m, "--n", "8", "--k", "0", "--delta", "0.5",
+    ];
+    let run = cli(&args);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let hint = words(&run.stdout);
+    assert!(hint.contains("[0, inf] (unresolved)"), "{}", run.stdout);
+    assert!(hint.contains("--backend exact does"), "{}", run.stdout);
+    assert!(
+        !hint.contains("--precision P computes deeper"),
+        "{}",
+        run.stdout
+    );
+    let mut exact = args.to_vec();
+    exact.extend(["--backend", "exact"]);
+    assert_eq!(cli_json(&exact)["eps_qp"]["resolved"], true);
+}

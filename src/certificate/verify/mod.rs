@@ -14,7 +14,8 @@
 //!   rational mechanisms with at most 12 users;
 //! * **k = 0 closed form**: the canonical likelihood ratio, checked on every state of a boundary
 //!   pair by the recomputation;
-//! * **witnesses**: for ε, δ re-evaluated at the certified thresholds;
+//! * **witnesses**: for ε, δ re-evaluated at the certified thresholds and the singular masses
+//!   recomputed, in each route;
 //! * **profile proof**: every evaluated pair recomputed in MPFR (by blocks of k; a value that
 //!   recomputation does not settle, such as a refined one, again at a finer precision by the
 //!   pair engine), every range of k closed at a node re-derived from that node's pair built from

@@ -25,7 +25,7 @@ use crate::mechanism::randomizer::Randomizer;
 use crate::mechanism::{Entry, Mechanism};
 use crate::query::{
     Backend, BackgroundQuery, Computed, DeltaJob, DeltaRow, DivergenceJob, EpsilonJob, EpsilonRow,
-    PairQuery, Threshold, answer,
+    PairQuery, SingularJob, Threshold, answer,
 };
 use num_rational::BigRational;
 use rug::Rational;
@@ -42,6 +42,9 @@ pub(super) trait Recompute {
         &self,
         job: &DivergenceJob,
     ) -> Result<Computed<crate::exact::divergence::Divergences>>;
+    /// The pair's singular masses `[Q(P = 0), P(Q = 0)]` (`curve::singular_mass`: the closed
+    /// form a mechanism's pair carries, else the stored mass where the other law is zero).
+    fn singular(&self) -> Result<[Enclosure; 2]>;
 }
 
 macro_rules! recompute_by {
@@ -58,6 +61,9 @@ macro_rules! recompute_by {
                 job: &DivergenceJob,
             ) -> Result<Computed<crate::exact::divergence::Divergences>> {
                 $answer(self, job)
+            }
+            fn singular(&self) -> Result<[Enclosure; 2]> {
+                $answer(self, &SingularJob).map(|c| c.result)
             }
         }
     };
@@ -370,12 +376,16 @@ pub(super) fn verify_pair(
         }
     };
     let precision = subject.precision(settings, report);
+    if command == "epsilon" {
+        witness_fields(report, precision, tally)?;
+    }
     let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
     if subject.exact_affordable(settings) {
         routes.push(("exact".to_string(), Backend::Exact));
     }
     for (label, backend) in routes {
-        let recomputed = pair_route(command, report, &*subject.query(settings, backend))?;
+        let query = subject.query(settings, backend);
+        let recomputed = pair_route(command, report, &*query)?;
         tally.route(label.clone());
         if recomputed.canonical {
             tally.route("k = 0 closed form (every state of the recomputed pair)");
@@ -386,6 +396,9 @@ pub(super) fn verify_pair(
         if let Some(ball) = &ball {
             ball.hold(&recomputed.delta_rows, &label, tally);
         }
+        if command == "epsilon" {
+            witnesses(report, &*query, &label, tally)?;
+        }
     }
     if command == "delta" {
         reference_route(
@@ -395,10 +408,6 @@ pub(super) fn verify_pair(
             subject,
             tally,
         )?;
-    }
-    if command == "epsilon" {
-        let query = subject.query(settings, Backend::Mpfr { precision });
-        witnesses(report, &*query, precision, tally)?;
     }
     Ok(())
 }
@@ -616,23 +625,99 @@ fn reference_route(
     Ok(())
 }
 
-/// ε certificates: δ at each certified threshold, re-evaluated in MPFR, and the certified ε
-/// interval against `ln` of those thresholds.
-fn witnesses(
-    report: &Value,
-    query: &dyn Recompute,
-    precision: u32,
-    tally: &mut Tally,
-) -> Result<()> {
+/// Registers an ε certificate's witness enclosures: `delta_at_exp_eps_hi` is given exactly when
+/// `exp_eps_hi` is, and `singular_mass` exactly when it is not (the search stopped without a
+/// finite threshold: `epsilon_for_delta`); an ε of +∞ needs a singular mass certified above
+/// the target; and the certified ε must hold `ln` of its thresholds.  Each given enclosure is
+/// then confirmed by [`witnesses`] in every route.
+fn witness_fields(report: &Value, precision: u32, tally: &mut Tally) -> Result<()> {
     let delta = report["delta"]
         .as_str()
         .and_then(parse_rational)
         .unwrap_or_default();
-    let label = format!("witnesses (δ at the certified thresholds, mpfr-{precision})");
-    tally.route(label.clone());
     for dir in [Direction::Qp, Direction::Pq] {
         let w = &report["witnesses"][dir.key()];
+        let field = format!("witnesses.{}", dir.key());
+        let finite = !w["exp_eps_hi"].is_null();
+        for (key, wanted, when) in [
+            ("delta_at_exp_eps_hi", finite, "exp_eps_hi"),
+            ("singular_mass", !finite, "no exp_eps_hi"),
+        ] {
+            match (w[key].is_null(), wanted) {
+                (true, true) => tally.problem(format!(
+                    "{field}.{key}: missing, but the certificate gives {when}"
+                )),
+                (false, false) => tally.problem(format!(
+                    "{field}.{key}: given, but the certificate gives {}",
+                    if finite {
+                        "exp_eps_hi"
+                    } else {
+                        "no exp_eps_hi"
+                    }
+                )),
+                _ => {}
+            }
+            if !w[key].is_null() {
+                let path = format!("{field}.{key}");
+                tally.certified(&path, enclosure_at(&w[key], &path)?, true);
+            }
+        }
         let eps = enclosure_at(&report[format!("eps_{}", dir.key())], "eps")?;
+        let threshold = |key: &str| w[key].as_str().and_then(parse_rational);
+        if let Some(hi) = threshold("exp_eps_hi")
+            && eps.hi() < &Endpoint::Finite(ln_bracket(&hi, precision).1)
+        {
+            tally.problem(format!(
+                "eps_{}: upper end {} below ln of its witness",
+                dir.key(),
+                eps
+            ));
+        }
+        if let Some(lo) = threshold("exp_eps_lo").filter(|c| *c > 1)
+            && eps.lo() > &Endpoint::Finite(ln_bracket(&lo, precision).0)
+        {
+            tally.problem(format!(
+                "eps_{}: lower end {} above ln of its witness",
+                dir.key(),
+                eps
+            ));
+        }
+        if eps.lo() == &Endpoint::PosInf {
+            let above = !w["singular_mass"].is_null()
+                && enclosure_at(&w["singular_mass"], &field)?.compare(&delta) == Tri::Greater;
+            if !above {
+                tally.problem(format!(
+                    "eps_{}: +∞, but the certificate's singular mass {} is not certainly > {}",
+                    dir.key(),
+                    w["singular_mass"],
+                    exact_string(&delta)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// ε certificates in one route: δ re-evaluated at each certified threshold (`δ(exp_eps_hi)`
+/// also held against `delta_at_exp_eps_hi`), and the pair's singular masses recomputed and held
+/// against `singular_mass`.
+fn witnesses(report: &Value, query: &dyn Recompute, route: &str, tally: &mut Tally) -> Result<()> {
+    let delta = report["delta"]
+        .as_str()
+        .and_then(parse_rational)
+        .unwrap_or_default();
+    let label = format!("witnesses (δ at the certified thresholds, singular masses; {route})");
+    tally.route(label.clone());
+    let singular = if ["qp", "pq"]
+        .iter()
+        .any(|d| !report["witnesses"][d]["singular_mass"].is_null())
+    {
+        Some(query.singular()?)
+    } else {
+        None
+    };
+    for dir in [Direction::Qp, Direction::Pq] {
+        let w = &report["witnesses"][dir.key()];
         let threshold = |key: &str| w[key].as_str().and_then(parse_rational);
         let at = |c: &Rational| -> Result<Enclosure> {
             let rows = query.delta(&DeltaJob {
@@ -644,19 +729,22 @@ fn witnesses(
             })
         };
         let field = format!("witnesses.{}", dir.key());
+        if let (Some([qp, pq]), false) = (&singular, w["singular_mass"].is_null()) {
+            let s = match dir {
+                Direction::Qp => qp,
+                Direction::Pq => pq,
+            };
+            tally.recomputed(&format!("{field}.singular_mass"), s, &label);
+        }
         if let Some(hi) = threshold("exp_eps_hi") {
             let d = at(&hi)?;
+            if !w["delta_at_exp_eps_hi"].is_null() {
+                tally.recomputed(&format!("{field}.delta_at_exp_eps_hi"), &d, &label);
+            }
             if judge(&d, Side::AtMost, &delta) != Verdict::Sound {
                 tally.problem(format!(
-                    "{field}.exp_eps_hi: δ there is {d}, not certainly ≤ {}",
+                    "{field}.exp_eps_hi: δ there is {d} ({route}), not certainly ≤ {}",
                     exact_string(&delta)
-                ));
-            }
-            if eps.hi() < &Endpoint::Finite(ln_bracket(&hi, precision).1) {
-                tally.problem(format!(
-                    "eps_{}: upper end {} below ln of its witness",
-                    dir.key(),
-                    eps
                 ));
             }
         }
@@ -664,15 +752,8 @@ fn witnesses(
             let d = at(&lo)?;
             if d.compare(&delta) != Tri::Greater {
                 tally.problem(format!(
-                    "{field}.exp_eps_lo: δ there is {d}, not certainly > {}",
+                    "{field}.exp_eps_lo: δ there is {d} ({route}), not certainly > {}",
                     exact_string(&delta)
-                ));
-            }
-            if eps.lo() > &Endpoint::Finite(ln_bracket(&lo, precision).0) {
-                tally.problem(format!(
-                    "eps_{}: lower end {} above ln of its witness",
-                    dir.key(),
-                    eps
                 ));
             }
         }

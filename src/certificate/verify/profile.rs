@@ -121,6 +121,19 @@ pub fn verify_profile(
     // Coverage: per quantity, the k each piece of the proof accounts for.
     let mut covered: Vec<Vec<(u64, u64)>> = vec![Vec::new(); quantities.len()];
     let records = read_records(method, &quantities)?;
+    // The rows are maxima over the ends too: each listed end must be an evaluated record of
+    // every quantity, recomputed below like the range's own.
+    for &k in &ends {
+        let record = records.iter().find(|r| r.k == k);
+        for (i, q) in quantities.iter().enumerate() {
+            if !record.is_some_and(|r| r.values[i].is_some()) {
+                tally.problem(format!(
+                    "{prefix}report.ends lists k = {k}, but method.records holds no evaluated pair at k = {k} for {}",
+                    q.describe()
+                ));
+            }
+        }
+    }
     for record in records.iter().filter(|r| !ends.contains(&r.k)) {
         for (i, values) in record.values.iter().enumerate() {
             if values.is_some() {

@@ -92,6 +92,16 @@ pub(super) fn verify_range_audit(
             return Ok(());
         }
     };
+    // The route describes the ε searches the flag asked for, and only those.
+    let route_says = cert["method"]["route"]
+        .as_str()
+        .is_some_and(|r| r.contains(crate::audit::range::EPS_RANGES_ROUTE));
+    if report["eps_ranges"].is_boolean() && route_says != eps_ranges {
+        tally.problem(format!(
+            "method.route: {} ranges of eps_M, but report.eps_ranges is {eps_ranges}",
+            if route_says { "describes" } else { "omits" }
+        ));
+    }
     for (key, expected) in [
         ("backend", json!(settings.backend.label())),
         ("claims_file", cert["claims"]["given"].clone()),

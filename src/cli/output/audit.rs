@@ -337,8 +337,27 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
             s += &format!("  ({}) {entry}\n", i + 1);
         }
     }
+    // Sources, like the pairs, are named once when every claim has the same; else numbered in
+    // a legend and cited after each claim (a column of them would pass 100 columns).
+    let mut sources: Vec<String> = Vec::new();
+    for x in reports {
+        if let Some(source) = &x.claim.source {
+            if !sources.contains(source) {
+                sources.push(source.clone());
+            }
+        }
+    }
+    let every_sourced = reports.iter().all(|x| x.claim.source.is_some());
+    let numbered = !(sources.is_empty() || (sources.len() == 1 && every_sourced));
+    if numbered {
+        s += "sources:\n";
+        for (i, source) in sources.iter().enumerate() {
+            s += &format!("  [{}] {source}\n", i + 1);
+        }
+    } else if let [only] = &sources[..] {
+        s += &format!("source of every claim: {only}\n");
+    }
     s += "\n";
-    let sourced = reports.iter().any(|x| x.claim.source.is_some());
     let cell = |kind: &str, a: &Attained| {
         let value = super::bounds::short(&a.value);
         if uniform {
@@ -355,10 +374,18 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
         .iter()
         .map(|x| {
             let c = &x.claim;
+            // A numbered source is cited after the claim: "(0.03, 1e-5)-DP [1]".
+            let claim = match c.source.as_ref().filter(|_| numbered) {
+                Some(source) => {
+                    let i = sources.iter().position(|e| e == source).expect("listed");
+                    format!("{} [{}]", claim_text(c), i + 1)
+                }
+                None => claim_text(c),
+            };
             let mut row = vec![
                 c.line.to_string(),
                 c.n.to_string(),
-                claim_text(c),
+                claim,
                 match x.verdict {
                     Verdict::Unsound => "UNSOUND".into(),
                     v => v.name().into(),
@@ -369,12 +396,11 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
             if query.eps_ranges {
                 // [lower.lo, upper.hi] rounded outward: an enclosure of ε_M(δ).
                 row.push(x.eps_range.as_ref().map_or("—".into(), |e| {
-                    Enclosure::new(e.lower.value.lo().clone(), e.upper.value.hi().clone())
-                        .short(SHORT)
+                    super::bounds::short(&Enclosure::new(
+                        e.lower.value.lo().clone(),
+                        e.upper.value.hi().clone(),
+                    ))
                 }));
-            }
-            if sourced {
-                row.push(c.source.clone().unwrap_or_default());
             }
             row
         })
@@ -389,9 +415,6 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
     ];
     if query.eps_ranges {
         header.push("ε_M(δ) in");
-    }
-    if sourced {
-        header.push("source");
     }
     s += &table(&header, &rows);
     let mut evidence = String::new();

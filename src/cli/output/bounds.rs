@@ -153,7 +153,13 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
         v["binary_profile"] = p
             .rows
             .iter()
-            .map(|row| row.value.to_json())
+            .map(|row| {
+                // As the profile's rows give them.
+                super::profile::row_value_json(
+                    row,
+                    super::profile::rel_width(b.query.escalate_above),
+                )
+            })
             .collect::<Vec<_>>()
             .into();
         v["binary_note"] = json!(

@@ -175,7 +175,11 @@ pub fn compare_json(query: &CompareQuery, local: &LocalPrivacy, rows: &[Comparis
                     let m = c.mechanism().expect("exact");
                     json!({
                         "n": c.n,
-                        "certified_eps": m.value.to_json(),
+                        // As its scan's `eps_profile` gives it.
+                        "certified_eps": super::profile::row_value_json(
+                            m,
+                            super::profile::rel_width(query.escalate_above),
+                        ),
                         "argmax_k": argmax_json(m).0,
                         "argmax_k_ranges": argmax_json(m).1,
                         "boundary_pair_eps": boundary.to_json(),

@@ -461,7 +461,32 @@ fn epsilon_table(delta: &Rational, r: &EpsilonRow, rel: f64) -> String {
             vec!["pq  δ_{P‖Q}".into(), marked(&r.pq.eps, rel)],
             vec!["two-sided".into(), marked(&r.two_sided, rel)],
         ],
-    ) + unresolved_note(!(r.qp.eps.resolved(rel) && r.pq.eps.resolved(rel)))
+    ) + &epsilon_note(r, rel)
+}
+
+/// The note under an ε table with unresolved values.  An ε whose upper end is +∞ with a
+/// singular mass not certainly above δ (δ(ε) tends to it as ε → ∞) is unresolved for another
+/// reason than depth: when the singular mass equals δ exactly, no interval enclosure at any
+/// precision shows δ(ε) ≤ δ, and only exact rationals decide it.
+fn epsilon_note(r: &EpsilonRow, rel: f64) -> String {
+    let unresolved = |c: &EpsilonCertificate| !c.eps.resolved(rel);
+    let at_singular = |c: &EpsilonCertificate| {
+        unresolved(c)
+            && c.eps.hi() == &crate::enclosure::Endpoint::PosInf
+            && c.singular_mass.is_some()
+    };
+    if at_singular(&r.qp) || at_singular(&r.pq) {
+        let others = [&r.qp, &r.pq]
+            .into_iter()
+            .any(|c| unresolved(c) && !at_singular(c));
+        let mut note = "\n(unresolved) with upper end inf: δ(ε) decreases to the curve's singular mass (its limit as ε → ∞, in witnesses.*.singular_mass of --json), which is not certainly below the target δ, and no finite ε was certified; when the singular mass equals δ exactly, no precision of --backend mpfr decides it, --backend exact does (rational mechanisms)\n".to_string();
+        if others {
+            note += unresolved_note(true);
+        }
+        note
+    } else {
+        unresolved_note(unresolved(&r.qp) || unresolved(&r.pq)).to_string()
+    }
 }
 
 fn divergence_rows(d: &Divergences) -> Vec<(String, &Enclosure)> {

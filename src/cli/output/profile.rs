@@ -5,6 +5,12 @@ use crate::enclosure::exact_string;
 use crate::profile::{Profile, ProfileQuery, ProfileRow, Quantity};
 use serde_json::{Value, json};
 
+/// The note under an ε_M marked `(unresolved)`.
+const EPS_UNRESOLVED_NOTE: &str = "\n(unresolved): the enclosure of ε_M is certified but wider than --rel-width. An upper end of \
+     inf comes from a pair whose curve decreases to a singular mass (its limit as ε → ∞) not \
+     certainly below δ: when the two are equal, no precision of --backend mpfr decides it, \
+     --backend exact does (rational mechanisms)\n";
+
 fn argmax_text(row: &ProfileRow) -> String {
     if !row.resolved {
         return "unresolved: below this computation's resolution (see note)".into();
@@ -16,9 +22,23 @@ fn scope_text(query: &ProfileQuery, p: &Profile) -> String {
     crate::profile::scope_text(query.n, p.k_range, &p.ends)
 }
 
+/// The relative width a profile's ε_M counts as resolved to (`--rel-width`).
+pub(super) fn rel_width(escalate_above: Option<f64>) -> f64 {
+    escalate_above.unwrap_or(crate::query::DEFAULT_REL_WIDTH)
+}
+
+/// A profile row's value as JSON: an ε_M with `resolved` at `rel` (as `epsilon` gives ε), a δ
+/// or Rényi value bare (its row carries its own `resolved`).
+pub(super) fn row_value_json(row: &ProfileRow, rel: f64) -> Value {
+    match row.quantity {
+        Quantity::Epsilon(_) => row.value.to_json_resolved(rel),
+        _ => row.value.to_json(),
+    }
+}
+
 /// The JSON of a profile's rows: `results` (δ at each ε), `delta`/`eps_profile`/`argmax_k`
-/// (ε at a target δ), `renyi_profile` (each order); shared by `profile` and `audit`.
-pub fn profile_rows_json(p: &Profile, v: &mut Value) {
+/// (ε at a target δ, `eps_profile.resolved` at `rel`), `renyi_profile` (each order).
+pub fn profile_rows_json(p: &Profile, rel: f64, v: &mut Value) {
     let mut deltas = Vec::new();
     let mut epsilons = Vec::new();
     let mut renyi = Vec::new();
@@ -34,7 +54,7 @@ pub fn profile_rows_json(p: &Profile, v: &mut Value) {
                 let (argmax, ranges) = argmax_json(row);
                 epsilons.push(json!({
                     "delta": exact_string(d),
-                    "eps_profile": row.value.to_json(),
+                    "eps_profile": row_value_json(row, rel),
                     "argmax_k": argmax,
                     "argmax_k_ranges": ranges,
                 }));
@@ -88,7 +108,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
     if !p.ends.is_empty() {
         v["ends"] = json!(p.ends);
     }
-    profile_rows_json(p, &mut v);
+    profile_rows_json(p, rel_width(query.escalate_above), &mut v);
     v
 }
 
@@ -121,6 +141,7 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
         p.arithmetic, p.engine, p.stats.pairs_evaluated, p.stats.k_pruned
     );
     s += "every [lo, hi] is a certified enclosure of the true value\n";
+    let rel = rel_width(query.escalate_above);
     let (mut deltas, mut epsilons, mut renyi) = (Vec::new(), String::new(), Vec::new());
     for r in &p.rows {
         match &r.quantity {
@@ -134,7 +155,7 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
                 );
                 epsilons += &table(
                     &["eps_profile", "argmax (k, direction)"],
-                    &[vec![r.value.to_string(), argmax_text(r)]],
+                    &[vec![super::marked(&r.value, rel), argmax_text(r)]],
                 );
             }
             Quantity::Renyi(a) => {
@@ -160,6 +181,13 @@ pub fn profile_text(query: &ProfileQuery, p: &Profile) -> String {
             ],
             &renyi,
         );
+    }
+    let unresolved_eps = p
+        .rows
+        .iter()
+        .any(|r| matches!(r.quantity, Quantity::Epsilon(_)) && !r.value.resolved(rel));
+    if unresolved_eps {
+        s += EPS_UNRESOLVED_NOTE;
     }
     if p.rows.iter().any(|r| !r.resolved) {
         s += "\nnote: an unresolved row reaches below this computation's \
