@@ -28,6 +28,24 @@ def _ns(n: Union[int, Sequence[int]]) -> tuple[list[Any], bool]:
     return [n], False
 
 
+def _sampled(
+    accountant: Callable[..., Any],
+    n: Union[int, Sequence[int]],
+    grid: Sequence[Any],
+    given: str,
+    answered: str,
+    source: Optional[str],
+) -> list[dict[str, Any]]:
+    """One claim per (n, x): ``given`` is x, ``answered`` what ``accountant`` returns for it
+    (called with ``x`` at one n, with ``(x, n)`` over a grid of n)."""
+    ns, many = _ns(n)
+    return [
+        {"n": m, given: x, answered: accountant(x, m) if many else accountant(x), "source": source}
+        for m in ns
+        for x in grid
+    ]
+
+
 class Claims:
     """Claims to audit: one dict per claim with the claims-file columns (``n``, ``eps``,
     ``delta``, and optionally ``kind``, ``alpha``, ``k``, ``source``, ``note``).
@@ -82,18 +100,7 @@ class Claims:
     ) -> "Claims":
         """An accountant's ε for each δ of ``deltas``: ``eps_for_delta(delta)`` at one ``n``,
         or ``eps_for_delta(delta, n)`` over a grid of n."""
-        grid, many = _ns(n)
-        rows = [
-            {
-                "n": m,
-                "eps": eps_for_delta(d, m) if many else eps_for_delta(d),
-                "delta": d,
-                "source": source,
-            }
-            for m in grid
-            for d in deltas
-        ]
-        return cls(rows)
+        return cls(_sampled(eps_for_delta, n, deltas, "delta", "eps", source))
 
     @classmethod
     def from_delta_for_eps(
@@ -106,18 +113,7 @@ class Claims:
     ) -> "Claims":
         """An accountant's δ for each ε of ``eps``: ``delta_for_eps(eps)`` at one ``n``, or
         ``delta_for_eps(eps, n)`` over a grid of n."""
-        grid, many = _ns(n)
-        rows = [
-            {
-                "n": m,
-                "eps": e,
-                "delta": delta_for_eps(e, m) if many else delta_for_eps(e),
-                "source": source,
-            }
-            for m in grid
-            for e in eps
-        ]
-        return cls(rows)
+        return cls(_sampled(delta_for_eps, n, eps, "eps", "delta", source))
 
     @classmethod
     def from_dataframe(cls, frame: Any) -> "Claims":
