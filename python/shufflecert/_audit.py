@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from ._commands import (
@@ -11,6 +12,7 @@ from ._commands import (
     Progress,
     _common,
     _options,
+    plain,
     _spec,
     run,
     write_claims,
@@ -119,7 +121,7 @@ class Claims:
     def from_dataframe(cls, frame: Any) -> "Claims":
         """A pandas DataFrame with the claims-file columns."""
         records = frame.to_dict("records")
-        return cls({k: _plain(v) for k, v in r.items() if not _missing(v)} for r in records)
+        return cls({k: plain(v) for k, v in r.items() if not _missing(v)} for r in records)
 
     def write(self) -> str:
         """Writes the claims as a JSON Lines claims file and returns its path."""
@@ -137,12 +139,6 @@ def _missing(value: Any) -> bool:
         return value is None or value != value  # None, NaN, pandas.NA
     except TypeError:
         return True
-
-
-def _plain(value: Any) -> Any:
-    """numpy scalars as Python numbers."""
-    item = getattr(value, "item", None)
-    return item() if callable(item) and not isinstance(value, (str, bytes)) else value
 
 
 ClaimsLike = Union[
@@ -164,10 +160,19 @@ def _claims(
     source: Optional[str],
 ) -> str:
     """The claims file for the engine."""
+    if not callable(claims) and (deltas is not None or eps is not None):
+        raise ValueError(
+            "claims: deltas= and eps= are the grid a callable accountant is sampled on; "
+            "these claims are not a callable"
+        )
     if isinstance(claims, (str, os.PathLike)):
+        if source is not None:
+            raise ValueError("source: a claims file names its own sources (its source column)")
         return os.fspath(claims)
+    if isinstance(claims, dict):
+        claims = [claims]
     if isinstance(claims, Claims):
-        return claims.write()
+        return Claims(_sourced(claims.rows, source)).write()
     if callable(claims):
         if n is None or (deltas is None) == (eps is None):
             raise ValueError(
@@ -178,11 +183,18 @@ def _claims(
             return Claims.from_eps_for_delta(claims, n=n, deltas=deltas, source=source).write()
         return Claims.from_delta_for_eps(claims, n=n, eps=eps, source=source).write()  # type: ignore[arg-type]
     if hasattr(claims, "to_dict") and hasattr(claims, "columns"):
-        return Claims.from_dataframe(claims).write()
+        return Claims(_sourced(Claims.from_dataframe(claims).rows, source)).write()
     rows = list(claims)
     if rows and all(isinstance(r, dict) for r in rows):
-        return Claims(rows).write()
+        return Claims(_sourced(rows, source)).write()
     return Claims.from_pairs(rows, n=n, source=source).write()
+
+
+def _sourced(rows: list[dict[str, Any]], source: Optional[str]) -> list[dict[str, Any]]:
+    """``source`` for the rows that do not name their own."""
+    if source is None:
+        return rows
+    return [r if r.get("source") is not None else dict(r, source=source) for r in rows]
 
 
 def audit(
@@ -208,6 +220,19 @@ def audit(
     here.  The report's ``failure`` names the unsound claims, as the command line's exit
     code 1 does.
     """
-    argv = ["--mechanism", _spec(mechanism), "--claims", _claims(claims, n, deltas, eps, source)]
+    path = _claims(claims, n, deltas, eps, source)
+    argv = ["--mechanism", _spec(mechanism), "--claims", path]
     argv += _options({"eps_ranges": eps_ranges}) + _options(_common(options))
-    return run("audit", argv, progress)  # type: ignore[return-value]
+    try:
+        return run("audit", argv, progress)  # type: ignore[return-value]
+    except ValueError as e:
+        given = isinstance(claims, (str, os.PathLike))
+        text = str(e)
+        if given or not text.startswith(path + ": "):
+            raise
+        # Claims built here: name the claim (0-based), not the scratch file's line.
+        text = text[len(path) + 2 :]
+        line = re.match(r"line (\d+)(, )?", text)
+        if line:
+            text = f"claims[{int(line.group(1)) - 1}]" + (": " if line.group(2) else "") + text[line.end() :]
+        raise ValueError(text) from None

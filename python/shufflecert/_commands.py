@@ -60,12 +60,30 @@ COMMON = (
 )
 
 
+#: Options that are switches (``True`` or ``False``); every other option takes a value.
+SWITCHES = frozenset(
+    {"no_reduce", "no_truncation", "no_escalate", "no_prune", "with_ends", "eps_ranges"}
+)
+
+
+def plain(value: Any) -> Any:
+    """A numpy (or other array library's) scalar as the Python number it holds."""
+    item = getattr(value, "item", None)
+    if callable(item) and not isinstance(value, (str, bytes, int, float, Fraction, Decimal)):
+        try:
+            return item()
+        except (TypeError, ValueError):
+            return value
+    return value
+
+
 def number_text(value: Any, field: str) -> str:
     """One number as the command line reads it."""
+    value = plain(value)
     if isinstance(value, bool):
         raise ValueError(f"{field}: must be a number, got {value!r}")
     if isinstance(value, float):
-        return repr(value)
+        return float.__repr__(value)
     if isinstance(value, (int, Fraction, Decimal)):
         return str(value)
     if isinstance(value, str):
@@ -85,10 +103,16 @@ def _options(values: dict[str, Any]) -> list[str]:
     argv: list[str] = []
     for name, value in values.items():
         flag = _flag(name)
-        if value is None or value is False:
+        if name in SWITCHES:
+            if not isinstance(value, bool) and value is not None:
+                raise ValueError(f"{flag}: a switch, True or False; got {value!r}")
+            if value:
+                argv.append(flag)
             continue
-        if value is True:
-            argv.append(flag)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            raise ValueError(f"{flag}: must be a value, got {value!r}")
         elif isinstance(value, (list, tuple)) and name not in ("k_range", "pi_range"):
             argv += [flag, ",".join(number_text(v, flag) for v in value)]
         elif isinstance(value, (list, tuple)):
@@ -109,6 +133,13 @@ def _common(options: dict[str, Any], allowed: Iterable[str] = COMMON) -> dict[st
             f"{', '.join(unknown)}; this command also takes: {', '.join(allowed)}"
         )
     return options
+
+
+def path_text(value: Any, field: str) -> str:
+    """A file path given as ``str`` or ``os.PathLike``."""
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise ValueError(f"{field}: expected a file path, got {value!r}")
 
 
 def _spec(mechanism: MechanismLike) -> str:
@@ -395,7 +426,7 @@ def limit(
     """A mechanism sequence against its Part III limit (``shufflecert limit``)."""
     argv = _options(
         {
-            "family": os.fspath(family),
+            "family": path_text(family, "--family"),
             "n": n,
             "eps": eps,
             "exp_eps": exp_eps,
@@ -431,7 +462,7 @@ def verify(
 ) -> VerifyReport:
     """Re-derives a certificate by independent routes (``shufflecert verify``); the report's
     ``valid`` says whether it holds and ``problems`` what failed."""
-    argv = [os.fspath(certificate)]
+    argv = [path_text(certificate, "certificate")]
     argv += _options({"html": html, "max_memory_gib": max_memory_gib})
     return run("verify", argv, progress)  # type: ignore[return-value]
 
@@ -443,7 +474,9 @@ def merge(
 ) -> MergeReport:
     """Combines profile shards (``profile(k_range=…, certificate=…)``) into the
     mechanism-wide profile (``shufflecert merge``)."""
-    argv = [os.fspath(s) for s in shards] + _options({"certificate": certificate})
+    if isinstance(shards, (str, os.PathLike)):
+        shards = [shards]
+    argv = [path_text(s, "shards") for s in shards] + _options({"certificate": certificate})
     return run("merge", argv)  # type: ignore[return-value]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from typing import Any, Mapping, Union
 
@@ -19,19 +20,29 @@ def _endpoint(text: str) -> Endpoint:
     return Fraction(text)
 
 
-def _round_down(x: Endpoint) -> float:
-    """The largest double ≤ x."""
+def _nearest(x: Endpoint) -> float:
+    """A double near ``x``; ``±inf`` beyond the largest double."""
     if isinstance(x, float):
         return x
-    f = float(x)
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _round_down(x: Endpoint) -> float:
+    """The largest double ≤ x (``-inf`` below the most negative double)."""
+    f = _nearest(x)
+    if math.isinf(f):
+        return f if f < 0 or isinstance(x, float) else sys.float_info.max
     return math.nextafter(f, -math.inf) if Fraction(f) > x else f
 
 
 def _round_up(x: Endpoint) -> float:
-    """The smallest double ≥ x."""
-    if isinstance(x, float):
-        return x
-    f = float(x)
+    """The smallest double ≥ x (``inf`` above the largest double)."""
+    f = _nearest(x)
+    if math.isinf(f):
+        return f if f > 0 or isinstance(x, float) else -sys.float_info.max
     return math.nextafter(f, math.inf) if Fraction(f) < x else f
 
 
@@ -82,10 +93,14 @@ class Enclosure:
         return self._resolved
 
     def contains(self, x: Union[str, int, Fraction, float, "Enclosure"]) -> bool:
-        """True when ``x`` (a number, read exactly, or a whole enclosure) lies inside."""
+        """True when ``x`` (a number, read exactly; a float as the decimal Python prints for
+        it) or a whole enclosure lies inside."""
         if isinstance(x, Enclosure):
             return self.lo <= x.lo and x.hi <= self.hi
-        v = Fraction(x) if not isinstance(x, float) or math.isfinite(x) else x
+        if isinstance(x, float) and not math.isfinite(x):
+            return self.lo <= x <= self.hi
+        # A float means the decimal Python prints for it, as everywhere in the package.
+        v = Fraction(float.__repr__(x)) if isinstance(x, float) else Fraction(x)
         return self.lo <= v <= self.hi
 
     __contains__ = contains
@@ -110,7 +125,7 @@ class Enclosure:
         """The midpoint as a double: for display only, not certified."""
         if isinstance(self.lo, float) or isinstance(self.hi, float):
             return float(self.lo + self.hi) / 2 if self.lo != -self.hi else 0.0
-        return float((self.lo + self.hi) / 2)
+        return _nearest((self.lo + self.hi) / 2)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Enclosure) and (self.lo, self.hi) == (other.lo, other.hi)

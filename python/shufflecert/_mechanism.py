@@ -91,8 +91,8 @@ class Mechanism:
         outputs: Optional[Sequence[str]] = None,
     ) -> None:
         document: dict[str, Any] = {
-            "w0": [exact_text(x, f"w0[{i}]") for i, x in enumerate(w0)],
-            "w1": [exact_text(x, f"w1[{i}]") for i, x in enumerate(w1)],
+            "w0": _row(w0, "w0"),
+            "w1": _row(w1, "w1"),
         }
         document["name"] = name or "mechanism"
         if outputs is not None:
@@ -101,7 +101,13 @@ class Mechanism:
 
     def _load(self, spec: str) -> None:
         self.spec = spec
-        self._description: dict[str, Any] = json.loads(_core.describe(spec))
+        try:
+            self._description: dict[str, Any] = json.loads(_core.describe(spec))
+        except ValueError as e:
+            # Name the mechanism, not the scratch file it was written to.
+            if _files_dir is not None and str(e).startswith(_files_dir):
+                raise ValueError(str(e).split(": ", 1)[-1]) from None
+            raise
 
     @classmethod
     def from_spec(cls, spec: Union[str, os.PathLike[str]]) -> "Mechanism":
@@ -193,10 +199,7 @@ class Randomizer(Mechanism):
             "inputs": [str(x) for x in inputs]
             if inputs is not None
             else [str(i) for i in range(len(rows))],
-            "rows": [
-                [exact_text(x, f"rows[{i}][{j}]") for j, x in enumerate(row)]
-                for i, row in enumerate(rows)
-            ],
+            "rows": [_row(row, f"rows[{i}]") for i, row in enumerate(rows)],
         }
         document["name"] = name or "randomizer"
         if outputs is not None:
@@ -205,9 +208,16 @@ class Randomizer(Mechanism):
 
 
 def _whole(value: Any, field: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).isdigit():
         raise ValueError(f"{field}: must be a whole number, got {value!r}")
     return str(value)
+
+
+def _row(row: Any, field: str) -> list[str]:
+    """A row of exact entries (a sequence, not a string)."""
+    if isinstance(row, (str, bytes)) or not hasattr(row, "__iter__"):
+        raise ValueError(f"{field}: must be a list of entries, got {row!r}")
+    return [exact_text(x, f"{field}[{i}]") for i, x in enumerate(row)]
 
 
 def _local_parameter(eps0: Optional[Any], exp_eps0: Optional[Exact]) -> str:

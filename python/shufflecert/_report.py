@@ -13,7 +13,8 @@ def _wrap(value: Any) -> Any:
     """A report value for Python: ``{"lo", "hi"}`` objects become :class:`Enclosure`, other
     objects :class:`Node`, lists lists of wrapped values."""
     if isinstance(value, dict):
-        if "lo" in value and "hi" in value and set(value) <= {"lo", "hi", "resolved"}:
+        # Some reports add a double beside the enclosure (`f64`, for display).
+        if "lo" in value and "hi" in value and set(value) <= {"lo", "hi", "resolved", "f64"}:
             return Enclosure.from_json(value)
         return Node(value)
     if isinstance(value, list):

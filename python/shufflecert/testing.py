@@ -75,8 +75,10 @@ class Point:
             where = f"k = {w['k']}" if w.get("k") is not None else "a pair"
             value = w.get("value") or {}
             text += f"; witness: {w.get('direction', '')} at {where}, certified δ in [{value.get('lo')}, {value.get('hi')}]"
-        if self.eps_ratio is not None and self.verdict == "sound":
-            text += f"; ε ratio {self.eps_ratio.float_lo():.4g}"
+        if self.verdict == "sound":
+            for name, ratio in (("ε", self.eps_ratio), ("δ", self.delta_ratio)):
+                if ratio is not None and ratio.float_lo() < float("inf"):
+                    text += f"; claimed {name} / certified {name} ≥ {ratio.float_lo():.4g}"
         return text
 
 
@@ -85,6 +87,8 @@ class AccountantReport:
     """Every point of the grid with its verdict."""
 
     points: list[Point] = field(default_factory=list)
+    answers: str = "eps"
+    """What the accountant returned: ``"eps"`` (ε for each δ) or ``"delta"`` (δ for each ε)."""
 
     @property
     def unsound(self) -> list[Point]:
@@ -100,11 +104,16 @@ class AccountantReport:
         return [p for p in self.points if p.verdict == "sound"]
 
     def loose(self, factor: Union[Number, Fraction] = "1.1") -> list[Point]:
-        """Sound points whose claimed ε exceeds the certified ε by more than ``factor``
-        (certainly: the ratio's lower end), loosest first."""
+        """Sound points whose answer exceeds the certified value by more than ``factor``
+        (certainly: the ratio's lower end), loosest first: the claimed ε over the certified ε
+        for an accountant of ε, the claimed δ over the certified δ for one of δ."""
         f = Fraction(str(factor))
-        found = [p for p in self.sound if p.eps_ratio is not None and p.eps_ratio.lo > f]
-        return sorted(found, key=lambda p: p.eps_ratio.lo, reverse=True)  # type: ignore[union-attr]
+
+        def ratio(p: Point) -> Optional[Enclosure]:
+            return p.eps_ratio if self.answers == "eps" else p.delta_ratio
+
+        found = [p for p in self.sound if ratio(p) is not None and ratio(p).lo > f]  # type: ignore[union-attr]
+        return sorted(found, key=lambda p: ratio(p).lo, reverse=True)  # type: ignore[union-attr]
 
     def __str__(self) -> str:
         lines = [
@@ -144,7 +153,7 @@ def check_accountant(
         if isinstance(mechanisms, dict)
         else [(m.name, m) for m in mechanisms]
     )
-    report = AccountantReport()
+    report = AccountantReport(answers="eps" if deltas is not None else "delta")
     for name, mechanism in named:
         rows = []
         for n in ns:
