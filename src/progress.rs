@@ -101,10 +101,6 @@ pub fn clear_cancel() {
 /// with [`Cancelled`] when cancellation is requested, never while already unwinding.  One
 /// relaxed atomic load otherwise.
 pub fn checkpoint() {
-    stop_if_cancelled();
-}
-
-fn stop_if_cancelled() {
     if CANCEL.load(Ordering::Relaxed) && !std::thread::panicking() {
         std::panic::panic_any(Cancelled);
     }
@@ -121,7 +117,7 @@ pub struct Stage {
 impl Stage {
     /// Opens a stage that will resolve `total` units.
     pub fn start(name: &'static str, unit: &'static str, total: u64) -> Stage {
-        stop_if_cancelled();
+        checkpoint();
         let stage = Stage {
             name,
             unit,
@@ -136,7 +132,7 @@ impl Stage {
     pub fn advance(&self, count: u64) {
         let done = self.done.fetch_add(count, Ordering::Relaxed) + count;
         self.emit(EventKind::Advance, done);
-        stop_if_cancelled();
+        checkpoint();
     }
 
     /// Advances by `count` when the returned guard is dropped: at the end of a step, however it
