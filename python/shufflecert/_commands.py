@@ -21,7 +21,6 @@ from . import _core
 from ._mechanism import Mechanism, scratch_path
 from ._report import (
     REPORTS,
-    AuditReport,
     BerryEsseenReport,
     BoundsReport,
     CheckReport,

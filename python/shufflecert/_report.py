@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Iterator, Optional
 
 from ._enclosure import Enclosure
 
@@ -191,5 +191,3 @@ REPORTS: dict[str, type[Report]] = {
     "verify": VerifyReport,
     "merge": MergeReport,
 }
-
-Number = Union[str, int, float]

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 import shufflecert as sc
-from conftest import FIXTURES
 
 BINARY_RR = "fixtures/mechanisms/binary-rr-eps1.toml"
 TERNARY = "fixtures/mechanisms/ternary.toml"
