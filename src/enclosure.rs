@@ -248,6 +248,27 @@ impl Enclosure {
         )
     }
 
+    /// The endpoints as text, each exact when that is no longer than `digits` significant
+    /// digits, else rounded outward to them (so the result still encloses the true value).
+    pub fn outward_strings(&self, digits: u32) -> (String, String) {
+        let text = |e: &Endpoint, direction| match e {
+            Endpoint::Finite(q) => {
+                let exact = exact_string(q);
+                let rounded = endpoint_string(e, digits, direction);
+                if exact.len() <= rounded.len() {
+                    exact
+                } else {
+                    rounded
+                }
+            }
+            other => endpoint_word(other).to_string(),
+        };
+        (
+            text(&self.lo, Direction::Down),
+            text(&self.hi, Direction::Up),
+        )
+    }
+
     /// `[lo, hi]` rounded outward to `digits` significant digits (still an enclosure), whatever
     /// the text style: for strings that reports and certificates compare as text (validity
     /// conditions); an exact point prints exactly.

@@ -75,9 +75,30 @@ fn emit(f: impl FnOnce(&dyn Listener)) {
     }
 }
 
-/// Passes a note, such as an up-front estimate, to the listener.
+/// How many [`without_notes`] calls are running (notes are muted while any is).
+static NOTES_MUTED: AtomicU64 = AtomicU64::new(0);
+
+/// Passes a note, such as an up-front estimate, to the listener (unless muted by
+/// [`without_notes`]).
 pub fn note(text: &str) {
-    emit(|l| l.note(text));
+    if NOTES_MUTED.load(Ordering::Relaxed) == 0 {
+        emit(|l| l.note(text));
+    }
+}
+
+/// Runs `f` with notes muted in the whole process (computations run on worker threads) and
+/// stages still reported: for a command that runs others (`golden`), whose own estimates would
+/// only repeat.
+pub fn without_notes<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NOTES_MUTED.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    NOTES_MUTED.fetch_add(1, Ordering::Relaxed);
+    let _restore = Restore;
+    f()
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);

@@ -3,8 +3,8 @@
 Every number reported as an :class:`Enclosure` is an interval with exact endpoints proven to
 contain the true value.  The functions mirror the command line's commands (``delta``,
 ``epsilon``, ``divergences``, ``profile``, ``bounds``, ``audit``, ``compare``, ``check``,
-``verify``, ``merge``, …) and take its options as keyword arguments; they run the same engine,
-in process, and return its ``--json`` report with typed access.
+``verify``, ``merge``, ``golden``, …) and take its options as keyword arguments; they run the
+same engine, in process, and return its ``--json`` report with typed access.
 
 >>> import shufflecert as sc
 >>> m = sc.Mechanism.binary_rr(eps0="1")
@@ -26,6 +26,7 @@ from ._report import (
     DeltaReport,
     DivergencesReport,
     EpsilonReport,
+    GoldenReport,
     LimitReport,
     MergeReport,
     Node,
@@ -42,6 +43,7 @@ from ._commands import (
     delta,
     divergences,
     epsilon,
+    golden,
     limit,
     merge,
     profile,
@@ -63,6 +65,7 @@ __all__ = [
     "DivergencesReport",
     "Enclosure",
     "EpsilonReport",
+    "GoldenReport",
     "LimitReport",
     "Mechanism",
     "MergeReport",
@@ -81,6 +84,7 @@ __all__ = [
     "delta",
     "divergences",
     "epsilon",
+    "golden",
     "limit",
     "merge",
     "profile",

@@ -29,6 +29,7 @@ from ._report import (
     DeltaReport,
     DivergencesReport,
     EpsilonReport,
+    GoldenReport,
     LimitReport,
     MergeReport,
     ProfileReport,
@@ -477,6 +478,13 @@ def merge(
         shards = [shards]
     argv = [path_text(s, "shards") for s in shards] + _options({"certificate": certificate})
     return run("merge", argv)  # type: ignore[return-value]
+
+
+def golden(out: Union[str, "os.PathLike[str]"], *, progress: Progress = None) -> GoldenReport:
+    """Writes the golden fixture corpus into the folder ``out`` (new or empty) (``shufflecert
+    golden --out DIR``): exact enclosures for the standard mechanisms over a fixed grid as JSON
+    Lines, one certificate per case family, and a manifest with SHA-256s."""
+    return run("golden", ["--out", path_text(out, "out")], progress)  # type: ignore[return-value]
 
 
 def write_claims(claims: Iterable[dict[str, Any]], name: str = "claims") -> str:

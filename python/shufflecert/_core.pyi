@@ -13,5 +13,8 @@ def run(
 def describe(spec: str) -> str:
     """The randomizer ``spec`` names, validated, as JSON."""
 
+def standard_mechanisms() -> list[tuple[str, str, Optional[str], str]]:
+    """The standard mechanisms: ``(name, spec, file text or None, about)``."""
+
 def version() -> str:
     """The engine's version."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from typing import Any, Iterator, Optional
 
 from ._enclosure import Enclosure
@@ -176,6 +177,26 @@ class MergeReport(Report):
     """``merge``: shards combined into the mechanism-wide profile."""
 
 
+class GoldenReport(Report):
+    """``golden``: the corpus written, its ``manifest`` and ``manifest_sha256``."""
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """The corpus's ``manifest.json``, as a dict."""
+        return copy.deepcopy(self._data["manifest"])
+
+    def cases(self, question: Optional[str] = None) -> list[dict[str, Any]]:
+        """The cases as written (``cases/QUESTION.jsonl``), of one question (``delta``,
+        ``epsilon``, ``divergences``, ``profile``, ``bounds``) or of all."""
+        found = []
+        for f in self._data["manifest"]["cases"]:
+            if question is None or f["path"] == f"cases/{question}.jsonl":
+                path = os.path.join(self._data["out"], f["path"])
+                with open(path, encoding="utf-8") as lines:
+                    found.extend(json.loads(line) for line in lines)
+        return found
+
+
 REPORTS: dict[str, type[Report]] = {
     "delta": DeltaReport,
     "epsilon": EpsilonReport,
@@ -190,4 +211,5 @@ REPORTS: dict[str, type[Report]] = {
     "berry-esseen": BerryEsseenReport,
     "verify": VerifyReport,
     "merge": MergeReport,
+    "golden": GoldenReport,
 }

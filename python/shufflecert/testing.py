@@ -23,33 +23,30 @@ from typing import Any, Callable, Optional, Sequence, Union
 from ._audit import Claims, audit
 from ._commands import Number
 from ._enclosure import Enclosure
-from ._mechanism import Mechanism
+from . import _core
+from ._mechanism import Mechanism, scratch_path
 
 
 def standard_mechanisms() -> dict[str, Mechanism]:
-    """The fixture set accountants are tested on, by name: binary randomized response at
-    ε0 = 0.5, 1 and 2, 4-ary randomized response (e^ε0 = 3) on 4 inputs and its binary-input
-    restriction, the Part I ternary channel (§8.3), a mechanism with a zero entry (one-sided:
-    W1 never reports the third output), and a near-identical pair."""
-    return {
-        "binary-rr-eps0.5": Mechanism.binary_rr(eps0="0.5"),
-        "binary-rr-eps1": Mechanism.binary_rr(eps0="1"),
-        "binary-rr-eps2": Mechanism.binary_rr(eps0="2"),
-        "k-rr-4": Mechanism.k_rr(k=4, exp_eps0=3),
-        "k-rr-4-binary-inputs": Mechanism.k_rr(k=4, exp_eps0=3, inputs=2),
-        "ternary": Mechanism(
-            w0=["0.70", "0.20", "0.10"],
-            w1=["0.15", "0.55", "0.30"],
-            name="ternary (Part I §8.3)",
-            outputs=["a", "b", "c"],
-        ),
-        "one-sided": Mechanism(
-            w0=["1/2", "3/10", "1/5"], w1=["3/5", "2/5", "0"], name="one-sided"
-        ),
-        "near-identical": Mechanism(
-            w0=["1/2", "1/2"], w1=["501/1000", "499/1000"], name="near-identical"
-        ),
-    }
+    """The fixture set accountants are tested on, by name, the set ``shufflecert golden``
+    writes its corpus for: binary randomized response at ε0 = 0.5, 1 and 2, 4-ary randomized
+    response (e^ε0 = 3) on 4 inputs and its binary-input restriction, the Part I ternary channel
+    (§8.3), a mechanism with a zero entry (one-sided: W1 never reports the third output), and a
+    near-identical pair.
+
+    >>> sorted(standard_mechanisms())[:3]
+    ['binary-rr-eps0.5', 'binary-rr-eps1', 'binary-rr-eps2']
+    """
+    found: dict[str, Mechanism] = {}
+    for name, spec, text, _about in _core.standard_mechanisms():
+        if text is None:
+            found[name] = Mechanism.from_spec(spec)
+        else:
+            path = scratch_path(name, "toml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            found[name] = Mechanism.from_file(path)
+    return found
 
 
 @dataclass

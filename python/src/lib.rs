@@ -237,6 +237,17 @@ fn describe(spec: &str) -> PyResult<String> {
     Ok(randomizer.to_json().to_string())
 }
 
+/// The standard mechanisms (`shufflecert golden`'s set), in order: `(name, spec, text, about)`,
+/// `text` being the mechanism file's text for a mechanism given by a file (`spec` names the file
+/// as the golden corpus stores it), `None` for a family string.
+#[pyfunction]
+fn standard_mechanisms() -> Vec<(&'static str, &'static str, Option<&'static str>, &'static str)> {
+    shufflecert::mechanism::standard::STANDARD
+        .iter()
+        .map(|m| (m.name, m.spec, m.text, m.about))
+        .collect()
+}
+
 /// The version of the engine (the shufflecert crate).
 #[pyfunction]
 fn version() -> &'static str {
@@ -248,6 +259,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(standard_mechanisms, m)?)?;
     m.add("ShufflecertError", m.py().get_type::<ShufflecertError>())?;
     Ok(())
 }

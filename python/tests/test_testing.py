@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+from pathlib import Path
+
 import pytest
 
 import shufflecert as sc
@@ -60,3 +63,27 @@ def test_an_accountant_of_delta():
     assert [p.verdict for p in report.points] == ["sound"]
     with pytest.raises(ValueError, match="deltas="):
         sct.check_accountant(delta_for_eps, ns=[100])
+
+
+def test_the_standard_mechanisms_are_the_golden_corpus_set(tmp_path):
+    ms = sct.standard_mechanisms()
+    corpus = sc.golden(tmp_path / "corpus")
+    listed = [m["name"] for m in corpus.manifest["mechanisms"]]
+    assert listed == list(ms)
+    for entry in corpus.manifest["mechanisms"]:
+        described = sc.Mechanism.from_spec(
+            str(tmp_path / "corpus" / entry["spec"]) if "sha256" in entry else entry["spec"]
+        )
+        assert described.rows == ms[entry["name"]].rows, entry["name"]
+
+
+def test_golden_from_python_matches_the_committed_corpus(tmp_path):
+    corpus = sc.golden(tmp_path / "corpus")
+    committed = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
+    assert corpus.manifest_sha256 == (committed / "manifest.json.sha256").read_text().split()[0]
+    cases = corpus.cases("delta")
+    assert len(cases) == corpus.manifest["cases"][0]["cases"]
+    first = cases[0]
+    assert Fraction(first["value"]["lo"]) <= Fraction(first["value"]["hi"])
+    with pytest.raises(ValueError, match="--out"):
+        sc.golden(tmp_path / "corpus")

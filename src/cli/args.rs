@@ -118,6 +118,10 @@ pub enum Command {
     /// Combine partial profile certificates (shards over ranges of k) into the mechanism-wide
     /// profile: checks that they agree and cover 0..n−1 exactly once.
     Merge(MergeArgs),
+    /// Write the golden fixture corpus: exact enclosures for the standard mechanisms over a fixed
+    /// grid, as JSON Lines, with one certificate per case family and a manifest with SHA-256s.
+    #[command(override_usage = "shufflecert golden --out DIR [--json]")]
+    Golden(GoldenArgs),
 }
 
 #[derive(Debug, Args)]
@@ -243,6 +247,17 @@ pub struct MergeArgs {
     pub certificate: Option<String>,
 
     /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GoldenArgs {
+    /// The folder to write the corpus into: new, or empty.
+    #[arg(long, value_name = "DIR")]
+    pub out: String,
+
+    /// Print the manifest as JSON instead of a summary.
     #[arg(long)]
     pub json: bool,
 }

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod certify;
+mod golden;
 mod output;
 mod plot;
 mod progress;
@@ -640,6 +641,14 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 a.json,
                 || output::profile_json(query, result),
                 || output::profile_text(query, result),
+            ))
+        }
+        Command::Golden(a) => {
+            let written = golden::write(a)?;
+            plain(render(
+                a.json,
+                || output::golden_json(&a.out, &written.manifest, &written.manifest_sha256),
+                || output::golden_text(&a.out, &written.manifest, &written.manifest_sha256),
             ))
         }
         Command::Verify(a) => {

@@ -8,6 +8,7 @@ mod family;
 pub(crate) mod parse;
 pub mod randomizer;
 mod reduce;
+pub mod standard;
 
 pub use family::{Family, LocalParameter};
 pub use parse::{

@@ -14,6 +14,7 @@ mod certificates;
 mod certified_answers;
 mod cli;
 mod experiments;
+mod golden;
 mod hardening;
 mod identities;
 mod inputs;

@@ -50,6 +50,44 @@ pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> 
     s
 }
 
+/// `golden` as text: where the corpus went, what it holds, and how to check it.
+pub fn golden_text(out: &str, manifest: &Value, manifest_sha256: &str) -> String {
+    let count = |key: &str| manifest[key].as_array().map_or(0, Vec::len);
+    let cases: u64 = manifest["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["cases"].as_u64())
+        .sum();
+    let mut s = format!("shufflecert golden: the corpus is in {out}\n");
+    s += &format!(
+        "{cases} cases in {} families (one certificate each), {} standard mechanisms\n",
+        count("certificates"),
+        count("mechanisms"),
+    );
+    for f in manifest["cases"].as_array().into_iter().flatten() {
+        s += &format!(
+            "  {:<24} {:>5} cases\n",
+            f["path"].as_str().unwrap_or_default(),
+            f["cases"]
+        );
+    }
+    s += &format!("manifest.json SHA-256 {manifest_sha256}\n");
+    s += "check it: sha256sum -c manifest.json.sha256 in the folder, and\n";
+    s += "          shufflecert verify on each file in certificates/ (README.md says more)\n";
+    s
+}
+
+/// `golden` as JSON: the manifest and its digest.
+pub fn golden_json(out: &str, manifest: &Value, manifest_sha256: &str) -> Value {
+    json!({
+        "command": "golden",
+        "out": out,
+        "manifest": manifest,
+        "manifest_sha256": manifest_sha256,
+    })
+}
+
 /// `verify` as JSON.
 pub fn verify_json(path: &str, v: &crate::certificate::verify::Verification) -> Value {
     json!({
