@@ -31,8 +31,9 @@
 //! * [`accountants`] and [`audit`] — published amplification bounds computed with certified
 //!   arithmetic, claims judged sound / unsound / undecided, `compare`.
 //! * [`certificate`] — certificates, `verify` and `merge`.
-//! * [`plot`] and [`cli`] — SVG pictures and the command-line shell; beside it, the Python
-//!   package (`python/`, a crate of its own) runs the same shell in process.
+//! * [`plot`] and [`cli`] — SVG pictures and the command-line shell (with `golden`, the fixture
+//!   corpus of the standard mechanisms, `mechanism::standard`); beside it, the Python package
+//!   (`python/`, a crate of its own) runs the same shell in process.
 //! * [`enclosure`] and [`error`] — the enclosure type and its printing, and the error type;
 //!   [`progress`] — the stages long computations report to a listener (never read back), and
 //!   their cancellation points.

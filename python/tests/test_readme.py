@@ -1,4 +1,4 @@
-"""The README's Python examples (```pycon blocks) run as doctests."""
+"""The Python examples of README.md and docs/python.md (```pycon blocks) run as doctests."""
 
 from __future__ import annotations
 
@@ -8,14 +8,21 @@ import re
 from conftest import ROOT
 
 
-def test_the_readmes_python_examples_print_what_it_says():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+import pytest
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/python.md"])
+def test_the_python_examples_print_what_they_say(page):
+    text = (ROOT / page).read_text(encoding="utf-8")
     blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.S)
-    assert blocks, "the README has Python examples"
+    assert blocks, f"{page} has Python examples"
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    # One namespace per page: its examples build on each other.
+    names: dict = {}
     for i, block in enumerate(blocks):
-        test = parser.get_doctest(block, {}, f"README.md python example {i + 1}", "README.md", 0)
-        runner.run(test)
+        test = parser.get_doctest(block, names, f"{page} python example {i + 1}", page, 0)
+        runner.run(test, clear_globs=False)
+        names.update(test.globs)
     results = runner.summarize(verbose=False)
-    assert results.failed == 0, f"{results.failed} README example lines differ (see above)"
+    assert results.failed == 0, f"{results.failed} {page} example lines differ (see above)"

@@ -559,5 +559,5 @@ fn corpus_readme(files: &[Value], families: usize) -> String {
          for c in certificates/*.json; do shufflecert verify \"$c\"; done\n\
          ```\n"
     );
-    text
+    super::fold(&text, super::TEXT_WIDTH)
 }

@@ -7,6 +7,8 @@ use std::path::Path;
 
 #[test]
 fn readme_console_blocks() {
+    // The golden corpus example writes into a new folder.
+    let _ = std::fs::remove_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus"));
     trycmd::TestCases::new()
         .register_bin("shufflecert", Path::new(env!("CARGO_BIN_EXE_shufflecert")))
         .env("SOURCE_DATE_EPOCH", "1764547200")

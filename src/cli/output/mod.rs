@@ -67,9 +67,9 @@ pub fn golden_text(out: &str, manifest: &Value, manifest_sha256: &str) -> String
     );
     for f in manifest["cases"].as_array().into_iter().flatten() {
         s += &format!(
-            "  {:<24} {:>5} cases\n",
+            "  {:<24} {:>4} cases\n",
             f["path"].as_str().unwrap_or_default(),
-            f["cases"]
+            f["cases"].as_u64().unwrap_or_default()
         );
     }
     s += &format!("manifest.json SHA-256 {manifest_sha256}\n");
