@@ -241,7 +241,12 @@ fn describe(spec: &str) -> PyResult<String> {
 /// `text` being the mechanism file's text for a mechanism given by a file (`spec` names the file
 /// as the golden corpus stores it), `None` for a family string.
 #[pyfunction]
-fn standard_mechanisms() -> Vec<(&'static str, &'static str, Option<&'static str>, &'static str)> {
+fn standard_mechanisms() -> Vec<(
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+)> {
     shufflecert::mechanism::standard::STANDARD
         .iter()
         .map(|m| (m.name, m.spec, m.text, m.about))
