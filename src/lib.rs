@@ -73,5 +73,6 @@ pub mod limits;
 pub mod mechanism;
 pub mod plot;
 pub mod profile;
+pub mod profile_inputs;
 pub mod progress;
 pub mod query;

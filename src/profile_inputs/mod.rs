@@ -1,0 +1,605 @@
+//! The exact worst case over every dataset for a randomizer on any finite input domain
+//! (issue 23): `δ_M(ε)` or `ε_M(δ)`, the maximum over every background composition `c` of the
+//! other n − 1 users and every switch `x1 → x1′` of the switched user, in both directions.
+//!
+//! A certified branch and bound over boxes of compositions ([`boxes`]): a box's compositions
+//! all contain its lower corner `lo`, so each of their pairs is the pair of `lo` with more users
+//! added, the same Markov kernel applied to both laws; by data processing the pair of `lo`
+//! (fewer users) bounds every composition of the box, for δ at every ε and hence for ε at every
+//! δ.  A box is closed for a quantity when that bound is certainly at most the best value
+//! already found at a concrete dataset, so closed boxes never raise the maximum's upper end
+//! (proofs-notes/inputs-profile.md).  The homogeneous backgrounds (every other user holds the
+//! same input, `bounds`' lower end) are evaluated first, as the floor to prune against.
+//!
+//! One pair gives both directions: the unordered switch `{a, b}` computes `(P, Q)` with P from
+//! `x1 = a` and Q from `x1′ = b`; `δ_{P‖Q}` is the switch `b → a`'s `δ_{Q‖P}`.
+
+pub mod boxes;
+
+use crate::arith::exact::ExactCtx;
+use crate::enclosure::{Enclosure, Endpoint};
+use crate::error::{Error, Result};
+use crate::exact::background::Background;
+use crate::exact::curve::Direction;
+use crate::exact::pair::PairOptions;
+use crate::mechanism::randomizer::Randomizer;
+use crate::profile::Quantity;
+use crate::query::{Backend, BackgroundQuery, DeltaJob, EpsilonJob, Threshold, answer};
+use boxes::CompositionBox;
+use rug::Rational;
+use std::collections::BinaryHeap;
+
+/// What to compute.
+#[derive(Clone, Debug)]
+pub struct InputsProfileQuery {
+    pub randomizer: Randomizer,
+    /// n: the switched user and the n − 1 others.
+    pub n: u64,
+    /// `δ_M` at thresholds and `ε_M` at targets (Rényi orders are not answered here).
+    pub quantities: Vec<Quantity>,
+    pub options: PairOptions,
+    pub backend: Backend,
+    pub exact_ctx: ExactCtx,
+    pub escalate_above: Option<f64>,
+}
+
+/// A neighbouring pair of datasets: the others' composition and the switched user's input in
+/// the first (`x1`) and second (`x1_prime`) dataset; its value is `δ_{Q‖P}` (or its ε) with P
+/// the first dataset's law and Q the second's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset {
+    pub background: Vec<u64>,
+    pub x1: usize,
+    pub x1_prime: usize,
+}
+
+/// A dataset pair and its certified value for one quantity.
+#[derive(Clone, Debug)]
+pub struct Attained {
+    pub dataset: Dataset,
+    pub value: Enclosure,
+}
+
+/// The worst case of one quantity.
+#[derive(Clone, Debug)]
+pub struct InputsRow {
+    pub quantity: Quantity,
+    /// Encloses the maximum over every dataset pair.
+    pub value: Enclosure,
+    /// Every evaluated dataset pair whose upper end reaches the maximum's lower end.
+    pub argmax: Vec<Attained>,
+}
+
+/// Why a box was closed for a quantity.
+#[derive(Clone, Debug)]
+pub struct Closure {
+    /// The unordered switch `{a, b}` (`a < b`) and the box.
+    pub switch: (usize, usize),
+    pub boxed: CompositionBox,
+    /// The quantity's index in the query.
+    pub quantity: usize,
+    /// The bound at the box's lower corner (δ, two-sided), at `at` for an ε quantity (the
+    /// best lower end then).
+    pub bound: Enclosure,
+    pub at: Option<Rational>,
+}
+
+/// Work done.
+#[derive(Clone, Debug, Default)]
+pub struct InputsStats {
+    /// Dataset pairs (unordered switches; both directions at once) evaluated in full.
+    pub pairs_evaluated: u64,
+    /// Boxes whose lower corner's pair was evaluated as a bound.
+    pub boxes_bounded: u64,
+    /// Compositions (times unordered switches) closed without their own pair.
+    pub compositions_closed: u128,
+    /// Compositions times unordered switches in all.
+    pub compositions_total: u128,
+}
+
+/// The result.
+#[derive(Clone, Debug)]
+pub struct InputsProfile {
+    pub rows: Vec<InputsRow>,
+    pub stats: InputsStats,
+    pub closures: Vec<Closure>,
+    pub arithmetic: String,
+}
+
+/// One unit of work: a box under one unordered switch, the quantities still open on it, and
+/// the parent's bound (its priority).
+struct Work {
+    priority: f64,
+    seq: u64,
+    switch: (usize, usize),
+    boxed: CompositionBox,
+    open: Vec<bool>,
+    /// Per δ quantity, the parent's bound (it bounds this box too): once the best value
+    /// found reaches it, the box closes without a pair of its own.
+    parent: Vec<Option<Enclosure>>,
+}
+
+impl PartialEq for Work {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Work {}
+impl PartialOrd for Work {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Work {
+    /// Largest bound first; among equals, the earliest made (deterministic order).
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.priority
+            .total_cmp(&other.priority)
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+struct Search<'a> {
+    q: &'a InputsProfileQuery,
+    /// Per quantity, the evaluated dataset pairs (both directions of each).
+    found: Vec<Vec<Attained>>,
+    /// Per quantity, the largest certified lower end found.
+    best: Vec<Option<Rational>>,
+    stats: InputsStats,
+    closures: Vec<Closure>,
+    arithmetic: std::collections::BTreeSet<String>,
+    seq: u64,
+    heap: BinaryHeap<Work>,
+    started: std::time::Instant,
+}
+
+/// The exact worst case (see the module docs).
+pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
+    let inputs = q.randomizer.rows.len();
+    if inputs < 2 {
+        return Err(Error::argument(
+            "--mechanism",
+            "a randomizer needs at least two inputs",
+        ));
+    }
+    if q.n == 0 {
+        return Err(Error::argument("--n", "must be at least 1"));
+    }
+    if q.quantities.iter().any(|x| matches!(x, Quantity::Renyi(_))) {
+        return Err(Error::argument(
+            "--renyi-order",
+            "the profile of a randomizer on more than two inputs answers δ_M(ε) and ε_M(δ), not Rényi divergences",
+        ));
+    }
+    let m = q.n - 1;
+    let mut s = Search {
+        q,
+        found: vec![Vec::new(); q.quantities.len()],
+        best: vec![None; q.quantities.len()],
+        stats: InputsStats::default(),
+        closures: Vec::new(),
+        arithmetic: Default::default(),
+        seq: 0,
+        heap: BinaryHeap::new(),
+        started: std::time::Instant::now(),
+    };
+    let switches: Vec<(usize, usize)> = (0..inputs)
+        .flat_map(|a| (a + 1..inputs).map(move |b| (a, b)))
+        .collect();
+    let root = CompositionBox::all(inputs, m);
+    s.stats.compositions_total = root.count(m) * switches.len() as u128;
+    // The floor: every homogeneous background.
+    let mut evaluated = std::collections::HashSet::new();
+    for &switch in &switches {
+        for x2 in 0..inputs {
+            let mut c = vec![0; inputs];
+            c[x2] = m;
+            s.leaf(switch, &c)?;
+            evaluated.insert((switch, c));
+        }
+    }
+    let none = vec![None; q.quantities.len()];
+    for &switch in &switches {
+        s.push(
+            switch,
+            root.clone(),
+            vec![true; q.quantities.len()],
+            f64::INFINITY,
+            none.clone(),
+        );
+    }
+    let stage = crate::progress::Stage::start(
+        "inputs profile",
+        "compositions",
+        u64::try_from(s.stats.compositions_total).unwrap_or(u64::MAX),
+    );
+    while let Some(work) = s.heap.pop() {
+        s.check_time()?;
+        let count = work.boxed.count(m);
+        let open = s.closed_by_parent(&work);
+        if open.iter().all(|o| !o) {
+            s.stats.compositions_closed += count;
+            stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
+            continue;
+        }
+        if work.boxed.is_point() {
+            if !evaluated.contains(&(work.switch, work.boxed.lo.clone())) {
+                s.leaf(work.switch, &work.boxed.lo)?;
+            }
+            stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
+            continue;
+        }
+        let (priority, still_open, bounds) = s.bound(&work, &open)?;
+        if still_open.iter().all(|o| !o) {
+            s.stats.compositions_closed += count;
+            stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
+            continue;
+        }
+        for child in work.boxed.split(m) {
+            s.push(
+                work.switch,
+                child,
+                still_open.clone(),
+                priority,
+                bounds.clone(),
+            );
+        }
+    }
+    drop(stage);
+    Ok(s.finish())
+}
+
+impl Search<'_> {
+    fn push(
+        &mut self,
+        switch: (usize, usize),
+        boxed: CompositionBox,
+        open: Vec<bool>,
+        priority: f64,
+        parent: Vec<Option<Enclosure>>,
+    ) {
+        self.seq += 1;
+        self.heap.push(Work {
+            priority,
+            seq: self.seq,
+            switch,
+            boxed,
+            open,
+            parent,
+        });
+    }
+
+    /// The quantities still open on `work` once its parent's bounds meet the best values found
+    /// since the parent was evaluated (δ quantities: the parent's bound holds for the box).
+    fn closed_by_parent(&mut self, work: &Work) -> Vec<bool> {
+        let mut open = work.open.clone();
+        for (i, bound) in work.parent.iter().enumerate() {
+            let (Some(bound), Some(best)) = (bound, &self.best[i]) else {
+                continue;
+            };
+            if open[i] && hi_at_most(bound, best) {
+                open[i] = false;
+                self.closures.push(Closure {
+                    switch: work.switch,
+                    boxed: work.boxed.clone(),
+                    quantity: i,
+                    bound: bound.clone(),
+                    at: None,
+                });
+            }
+        }
+        open
+    }
+
+    fn check_time(&self) -> Result<()> {
+        let limit = self.q.options.time_limit_seconds;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        if elapsed > limit {
+            return Err(Error::argument(
+                "--max-seconds",
+                format!(
+                    "the search over compositions passed {limit} s after {} pairs and {} bounds; \
+                     `bounds` gives a certified range of the worst case",
+                    self.stats.pairs_evaluated, self.stats.boxes_bounded
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn background_query(&self, switch: (usize, usize), counts: &[u64]) -> BackgroundQuery {
+        BackgroundQuery {
+            randomizer: self.q.randomizer.clone(),
+            background: Background {
+                counts: counts.to_vec(),
+                switch,
+            },
+            options: self.q.options.clone(),
+            backend: self.q.backend,
+            exact_ctx: self.q.exact_ctx,
+            escalate_above: self.q.escalate_above,
+        }
+    }
+
+    fn note_arithmetic(&mut self, arithmetic: &str) {
+        self.arithmetic.insert(arithmetic.to_string());
+    }
+
+    /// Evaluates the dataset pairs of one composition under one unordered switch (both
+    /// directions), for every quantity.
+    fn leaf(&mut self, switch: (usize, usize), counts: &[u64]) -> Result<()> {
+        let bq = self.background_query(switch, counts);
+        self.stats.pairs_evaluated += 1;
+        let thresholds: Vec<Threshold> = self
+            .q
+            .quantities
+            .iter()
+            .filter_map(|x| match x {
+                Quantity::Delta(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        let deltas = if thresholds.is_empty() {
+            Vec::new()
+        } else {
+            let computed = answer(&bq, &DeltaJob { thresholds })?;
+            self.note_arithmetic(&computed.arithmetic);
+            computed.result
+        };
+        let mut next_delta = deltas.into_iter();
+        for (i, quantity) in self.q.quantities.iter().enumerate() {
+            let [qp, pq] = match quantity {
+                Quantity::Delta(_) => {
+                    let row = next_delta.next().expect("one row per threshold");
+                    [row.qp, row.pq]
+                }
+                Quantity::Epsilon(delta) => {
+                    let computed = answer(
+                        &bq,
+                        &EpsilonJob {
+                            delta: delta.clone(),
+                        },
+                    )?;
+                    self.note_arithmetic(&computed.arithmetic);
+                    [computed.result.qp.eps, computed.result.pq.eps]
+                }
+                Quantity::Renyi(_) => unreachable!("refused up front"),
+            };
+            for (direction, value) in [(Direction::Qp, qp), (Direction::Pq, pq)] {
+                let (x1, x1_prime) = match direction {
+                    Direction::Qp => switch,
+                    Direction::Pq => (switch.1, switch.0),
+                };
+                if let Endpoint::Finite(lo) = value.lo() {
+                    if self.best[i].as_ref().is_none_or(|b| lo > b) {
+                        self.best[i] = Some(lo.clone());
+                    }
+                }
+                self.found[i].push(Attained {
+                    dataset: Dataset {
+                        background: counts.to_vec(),
+                        x1,
+                        x1_prime,
+                    },
+                    value,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The bound of a box (its lower corner's pair) for the open quantities: the largest
+    /// two-sided upper end (the children's priority), which quantities stay open, and the δ
+    /// quantities' bounds (for the children).
+    fn bound(
+        &mut self,
+        work: &Work,
+        open: &[bool],
+    ) -> Result<(f64, Vec<bool>, Vec<Option<Enclosure>>)> {
+        // Thresholds: each open δ quantity's, and each open ε quantity's best lower end.
+        let mut thresholds = Vec::new();
+        let mut slot = vec![None; open.len()];
+        for (i, quantity) in self.q.quantities.iter().enumerate() {
+            if !open[i] {
+                continue;
+            }
+            let t = match quantity {
+                Quantity::Delta(t) => t.clone(),
+                Quantity::Epsilon(_) => match &self.best[i] {
+                    Some(best) => Threshold::Eps(best.clone()),
+                    None => continue,
+                },
+                Quantity::Renyi(_) => unreachable!("refused up front"),
+            };
+            slot[i] = Some(thresholds.len());
+            thresholds.push(t);
+        }
+        if thresholds.is_empty() {
+            return Ok((work.priority, open.to_vec(), work.parent.clone()));
+        }
+        let bq = self.background_query(work.switch, &work.boxed.lo);
+        let computed = answer(&bq, &DeltaJob { thresholds })?;
+        self.note_arithmetic(&computed.arithmetic);
+        self.stats.boxes_bounded += 1;
+        let mut still_open = open.to_vec();
+        let mut bounds = work.parent.clone();
+        let mut priority = 0.0f64;
+        for (i, quantity) in self.q.quantities.iter().enumerate() {
+            let Some(k) = slot[i] else { continue };
+            let row = &computed.result[k];
+            let two_sided = row.qp.max(&row.pq);
+            priority = priority.max(match two_sided.hi() {
+                Endpoint::Finite(h) => h.to_f64(),
+                _ => f64::INFINITY,
+            });
+            let closes = match (quantity, &self.best[i]) {
+                (Quantity::Delta(_), Some(best)) => hi_at_most(&two_sided, best),
+                (Quantity::Epsilon(target), Some(_)) => hi_at_most(&two_sided, target),
+                _ => false,
+            };
+            if matches!(quantity, Quantity::Delta(_)) {
+                bounds[i] = Some(two_sided.clone());
+            }
+            if closes {
+                still_open[i] = false;
+                self.closures.push(Closure {
+                    switch: work.switch,
+                    boxed: work.boxed.clone(),
+                    quantity: i,
+                    bound: two_sided,
+                    at: match quantity {
+                        Quantity::Epsilon(_) => self.best[i].clone(),
+                        _ => None,
+                    },
+                });
+            }
+        }
+        Ok((priority, still_open, bounds))
+    }
+
+    fn finish(self) -> InputsProfile {
+        let rows = self
+            .q
+            .quantities
+            .iter()
+            .zip(self.found)
+            .map(|(quantity, found)| {
+                let value = found
+                    .iter()
+                    .map(|a| a.value.clone())
+                    .reduce(|a, b| a.max(&b))
+                    .expect("the floor evaluates at least one pair");
+                let argmax = found
+                    .into_iter()
+                    .filter(|a| a.value.hi() >= value.lo())
+                    .collect();
+                InputsRow {
+                    quantity: quantity.clone(),
+                    value,
+                    argmax,
+                }
+            })
+            .collect();
+        InputsProfile {
+            rows,
+            stats: self.stats,
+            closures: self.closures,
+            arithmetic: self.arithmetic.into_iter().collect::<Vec<_>>().join(", "),
+        }
+    }
+}
+
+/// Whether the enclosure's upper end is at most `q`.
+fn hi_at_most(e: &Enclosure, q: &Rational) -> bool {
+    matches!(e.hi(), Endpoint::Finite(h) if h <= q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanism::randomizer::{load_randomizer, randomizer_from_text};
+
+    fn query(r: &Randomizer, n: u64, quantities: Vec<Quantity>) -> InputsProfileQuery {
+        InputsProfileQuery {
+            randomizer: r.clone(),
+            n,
+            quantities,
+            options: PairOptions::default(),
+            backend: Backend::Exact,
+            exact_ctx: ExactCtx::default(),
+            escalate_above: None,
+        }
+    }
+
+    fn point(e: &Enclosure) -> Option<Rational> {
+        match (e.is_point(), e.lo()) {
+            (true, Endpoint::Finite(q)) => Some(q.clone()),
+            _ => None,
+        }
+    }
+
+    fn compositions(inputs: usize, m: u64) -> Vec<Vec<u64>> {
+        if inputs == 1 {
+            return vec![vec![m]];
+        }
+        (0..=m)
+            .flat_map(|first| {
+                compositions(inputs - 1, m - first)
+                    .into_iter()
+                    .map(move |mut rest| {
+                        rest.insert(0, first);
+                        rest
+                    })
+            })
+            .collect()
+    }
+
+    /// δ_{Q‖P} at e^ε = c maximised over every dataset pair, one pair at a time.
+    fn brute_force(r: &Randomizer, n: u64, c: &Rational) -> Rational {
+        let inputs = r.rows.len();
+        let mut best = Rational::new();
+        for counts in compositions(inputs, n - 1) {
+            for a in 0..inputs {
+                for b in 0..inputs {
+                    if a == b {
+                        continue;
+                    }
+                    let bq = BackgroundQuery {
+                        randomizer: r.clone(),
+                        background: Background {
+                            counts: counts.clone(),
+                            switch: (a, b),
+                        },
+                        options: PairOptions::default(),
+                        backend: Backend::Exact,
+                        exact_ctx: ExactCtx::default(),
+                        escalate_above: None,
+                    };
+                    let rows = answer(
+                        &bq,
+                        &DeltaJob {
+                            thresholds: vec![Threshold::ExpEps(c.clone())],
+                        },
+                    )
+                    .unwrap()
+                    .result;
+                    let v = point(&rows[0].qp).expect("exact");
+                    if v > best {
+                        best = v;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_search_equals_brute_force_over_every_dataset() {
+        let generic = randomizer_from_text(
+            "generic.toml",
+            "inputs = [\"a\", \"b\", \"c\"]\nrows = [[\"1/2\", \"1/3\", \"1/6\"], [\"1/5\", \"3/5\", \"1/5\"], [\"1/4\", \"1/4\", \"1/2\"]]\n",
+        )
+        .unwrap();
+        let krr = load_randomizer("k-rr:k=4,exp_eps0=3").unwrap();
+        for (r, ns) in [(&generic, 1..=6u64), (&krr, 1..=5u64)] {
+            for n in ns {
+                for c in [Rational::from((3, 2)), Rational::from(2)] {
+                    let q = query(r, n, vec![Quantity::Delta(Threshold::ExpEps(c.clone()))]);
+                    let p = inputs_profile(&q).unwrap();
+                    let expected = brute_force(r, n, &c);
+                    assert_eq!(
+                        point(&p.rows[0].value),
+                        Some(expected.clone()),
+                        "n = {n}, c = {c}"
+                    );
+                    assert!(
+                        p.rows[0]
+                            .argmax
+                            .iter()
+                            .all(|a| point(&a.value) == Some(expected.clone()))
+                    );
+                }
+            }
+        }
+    }
+}
