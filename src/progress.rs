@@ -75,30 +75,44 @@ fn emit(f: impl FnOnce(&dyn Listener)) {
     }
 }
 
-/// How many [`without_notes`] calls are running (notes are muted while any is).
-static NOTES_MUTED: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    /// How many [`without_notes`] calls are running on this thread (its notes are muted while
+    /// any is).
+    static NOTES_MUTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
 
-/// Passes a note, such as an up-front estimate, to the listener (unless muted by
-/// [`without_notes`]).
+/// Passes a note, such as an up-front estimate, to the listener (unless this thread is inside
+/// [`without_notes`]). Notes are made on the thread that asked the question, before its work
+/// fans out.
 pub fn note(text: &str) {
-    if NOTES_MUTED.load(Ordering::Relaxed) == 0 {
+    if NOTES_MUTED.with(|m| m.get()) == 0 {
         emit(|l| l.note(text));
     }
 }
 
-/// Runs `f` with notes muted in the whole process (computations run on worker threads) and
-/// stages still reported: for a command that runs others (`golden`), whose own estimates would
-/// only repeat.
+/// Runs `f` with this thread's notes muted and stages still reported: for a command that runs
+/// others (`golden`), whose own estimates would only repeat. Other threads' questions (two
+/// Python calls at once, say) keep their notes.
 pub fn without_notes<T>(f: impl FnOnce() -> T) -> T {
     struct Restore;
     impl Drop for Restore {
         fn drop(&mut self) {
-            NOTES_MUTED.fetch_sub(1, Ordering::Relaxed);
+            NOTES_MUTED.with(|m| m.set(m.get() - 1));
         }
     }
-    NOTES_MUTED.fetch_add(1, Ordering::Relaxed);
+    NOTES_MUTED.with(|m| m.set(m.get() + 1));
     let _restore = Restore;
     f()
+}
+
+/// Whether this thread's notes are muted (to carry into a thread pool with [`mute_notes_if`]).
+pub fn notes_muted() -> bool {
+    NOTES_MUTED.with(|m| m.get()) > 0
+}
+
+/// Runs `f` muted when `muted` (a [`notes_muted`] read on the thread that handed `f` over).
+pub fn mute_notes_if<T>(muted: bool, f: impl FnOnce() -> T) -> T {
+    if muted { without_notes(f) } else { f() }
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);

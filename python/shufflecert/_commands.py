@@ -484,7 +484,11 @@ def golden(out: Union[str, "os.PathLike[str]"], *, progress: Progress = None) ->
     """Writes the golden fixture corpus into the folder ``out`` (new or empty) (``shufflecert
     golden --out DIR``): exact enclosures for the standard mechanisms over a fixed grid as JSON
     Lines, one certificate per case family, and a manifest with SHA-256s."""
-    return run("golden", ["--out", path_text(out, "out")], progress)  # type: ignore[return-value]
+    # Absolute, so that the report still finds its cases after a change of directory.
+    folder = path_text(out, "out")
+    if folder.strip():
+        folder = os.path.abspath(folder)
+    return run("golden", ["--out", folder], progress)  # type: ignore[return-value]
 
 
 def write_claims(claims: Iterable[dict[str, Any]], name: str = "claims") -> str:

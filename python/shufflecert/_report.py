@@ -188,8 +188,12 @@ class GoldenReport(Report):
     def cases(self, question: Optional[str] = None) -> list[dict[str, Any]]:
         """The cases as written (``cases/QUESTION.jsonl``), of one question (``delta``,
         ``epsilon``, ``divergences``, ``profile``, ``bounds``) or of all."""
+        files = self._data["manifest"]["cases"]
+        known = [f["path"][len("cases/") : -len(".jsonl")] for f in files]
+        if question is not None and question not in known:
+            raise ValueError(f"question: {question!r} is not one of {', '.join(known)}")
         found = []
-        for f in self._data["manifest"]["cases"]:
+        for f in files:
             if question is None or f["path"] == f"cases/{question}.jsonl":
                 path = os.path.join(self._data["out"], f["path"])
                 with open(path, encoding="utf-8") as lines:

@@ -71,7 +71,10 @@ class Point:
             w = self.witness
             where = f"k = {w['k']}" if w.get("k") is not None else "a pair"
             value = w.get("value") or {}
-            text += f"; witness: {w.get('direction', '')} at {where}, certified δ in [{value.get('lo')}, {value.get('hi')}]"
+            text += (
+                f"\n    witness: {w.get('direction', '')} at {where},"
+                f" certified δ in [{value.get('lo')}, {value.get('hi')}]"
+            )
         if self.verdict == "sound":
             for name, ratio in (("ε", self.eps_ratio), ("δ", self.delta_ratio)):
                 if ratio is not None and ratio.float_lo() < float("inf"):

@@ -253,7 +253,8 @@ pub struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub struct GoldenArgs {
-    /// The folder to write the corpus into: new, or empty.
+    /// The folder to write the corpus into: new, or empty. The corpus is written beside it and
+    /// moved into place whole, so a failed run leaves nothing there.
     #[arg(long, value_name = "DIR")]
     pub out: String,
 

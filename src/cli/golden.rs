@@ -162,9 +162,73 @@ pub struct Written {
 }
 
 /// Writes the corpus into `args.out` (new or empty).
+/// The corpus is written whole into a sibling folder and renamed into place only once every
+/// family has run, so a failure or an interrupt leaves no partial corpus at `--out`.
 pub fn write(args: &GoldenArgs) -> Result<Written> {
-    let out = PathBuf::from(&args.out);
-    check_empty(&out, &args.out)?;
+    if args.out.trim().is_empty() {
+        return Err(Error::argument(
+            "--out",
+            "give a folder to write the corpus into",
+        ));
+    }
+    let target = PathBuf::from(&args.out);
+    check_empty(&target, &args.out)?;
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::argument("--out", format!("{} names no folder", args.out)))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        return Err(Error::argument(
+            "--out",
+            format!("{} does not exist", parent.display()),
+        ));
+    }
+    let staging =
+        std::path::absolute(parent.join(format!(".{name}.partial-{}", std::process::id())))
+            .map_err(|e| Error::Io {
+                path: args.out.clone(),
+                message: format!("cannot resolve the folder: {e}"),
+            })?;
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(|e| Error::Io {
+            path: staging.display().to_string(),
+            message: format!("cannot remove a stale partial corpus: {e}"),
+        })?;
+    }
+    /// Removes the staging folder unless the corpus moved into place (also when a cancelled
+    /// computation unwinds).
+    struct Staging<'a>(&'a Path);
+    impl Drop for Staging<'_> {
+        fn drop(&mut self) {
+            if self.0.exists() {
+                // Best effort: the error that stopped the corpus is the one to report.
+                let _ = std::fs::remove_dir_all(self.0);
+            }
+        }
+    }
+    let _cleanup = Staging(&staging);
+    let written = write_into(&staging)?;
+    if target.is_dir() {
+        std::fs::remove_dir(&target).map_err(|e| Error::Io {
+            path: args.out.clone(),
+            message: format!("cannot replace the empty folder: {e}"),
+        })?;
+    }
+    std::fs::rename(&staging, &target).map_err(|e| Error::Io {
+        path: args.out.clone(),
+        message: format!("cannot move the corpus into place: {e}"),
+    })?;
+    Ok(written)
+}
+
+/// Writes the whole corpus into `out`, a folder this run owns.
+fn write_into(out: &Path) -> Result<Written> {
+    let out = out.to_path_buf();
     for folder in ["mechanisms", "certificates", "cases"] {
         create_dir(&out.join(folder))?;
     }
@@ -462,8 +526,9 @@ fn cases_of(family: &Family, r: &Value) -> Result<Vec<Value>> {
                     ("quantity", json!("delta_M")),
                     ("eps", row["eps"].clone()),
                     ("argmax", argmax(&row["argmax_k"])),
+                    ("argmax_k_ranges", row["argmax_k_ranges"].clone()),
                 ];
-                cases.push(at(&where_, &row["delta_profile"])?);
+                cases.push(profile_case(family, &where_, row, "delta_profile")?);
             }
             for row in r["eps_results"].as_array().into_iter().flatten() {
                 let where_ = [
@@ -471,8 +536,9 @@ fn cases_of(family: &Family, r: &Value) -> Result<Vec<Value>> {
                     ("quantity", json!("eps_M")),
                     ("delta", row["delta"].clone()),
                     ("argmax", argmax(&row["argmax_k"])),
+                    ("argmax_k_ranges", row["argmax_k_ranges"].clone()),
                 ];
-                cases.push(at(&where_, &row["eps_profile"])?);
+                cases.push(profile_case(family, &where_, row, "eps_profile")?);
             }
         }
         "bounds" => {
@@ -498,6 +564,28 @@ fn cases_of(family: &Family, r: &Value) -> Result<Vec<Value>> {
         other => return Err(Error::Internal(format!("golden: unknown question {other}"))),
     }
     Ok(cases)
+}
+
+/// A profile case: its value, `resolved` taken from the row when the value does not say, and
+/// `argmax_k_ranges` only when the row has them (ties over whole ranges of k).
+fn profile_case(
+    family: &Family,
+    pairs: &[(&str, Value)],
+    row: &Value,
+    field: &str,
+) -> Result<Value> {
+    let kept: Vec<(&str, Value)> = pairs
+        .iter()
+        .filter(|(_, v)| !v.is_null())
+        .cloned()
+        .collect();
+    let mut value = row[field].clone();
+    if value.get("resolved").is_none() {
+        if let Some(resolved) = row.get("resolved") {
+            value["resolved"] = resolved.clone();
+        }
+    }
+    case(family, point(&kept), &value)
 }
 
 fn rows<'a>(family: &Family, results: &'a Value) -> Result<&'a Vec<Value>> {
@@ -538,10 +626,22 @@ fn corpus_readme(files: &[Value], families: usize) -> String {
     }
     text += "\nEach line of a case file is one JSON object: `family` (its certificate is\n\
              `certificates/FAMILY.json`), `mechanism`, `question`, the point (`n`, `k`, `eps` or\n\
-             `delta`, `direction`: `qp` is δ_{Q‖P} with P = T_{n,k}, Q = T_{n,k+1}; `pq` the reverse),\n\
-             `value`, `lo_f64`, `hi_f64` and `resolved` (the enclosure is as narrow as asked).\n\
-             Profile cases also list the attaining compositions (`argmax`); bounds cases the lower\n\
-             and upper enclosures and the dataset attaining the lower end.\n\n\
+             `delta`, `direction`: `qp` is δ_{Q‖P}(ε) = Σ_N (Q(N) − e^ε P(N))₊ with P = T_{n,k},\n\
+             Q = T_{n,k+1}; `pq` the reverse; `two_sided` the larger), `value`, `lo_f64` and\n\
+             `hi_f64`, and `resolved` where the command reports it (the enclosure is as narrow as\n\
+             asked; divergence and bounds cases do not carry it).\n\n\
+             Divergences are in nats, of the pair (P, Q) above: a `_qp` suffix means D(Q‖P) and\n\
+             `_pq` means D(P‖Q); `tv`, `jsd` and `hellinger2` are symmetric, with squared\n\
+             Hellinger H² = ½ Σ_N (√P(N) − √Q(N))². Profile cases also list the attaining\n\
+             compositions (`argmax`, each a `direction` and the k of the pair (T_{n,k}, T_{n,k+1}));\n\
+             when whole ranges of k tie, `argmax_k_ranges` lists them as [first, last]. Bounds\n\
+             cases give the lower and upper enclosures and the dataset attaining the lower end\n\
+             (`lower_dataset`): the datasets (x1, x2, …, x2) and (x1_prime, x2, …, x2), with\n\
+             `background` = x2 the input every other user holds; its δ is\n\
+             Σ_N (P_{x1}(N) − e^ε P_{x1_prime}(N))₊, P_x the law of the dataset holding x.\n\n\
+             The manifest covers each case file and the README by their SHA-256, and each\n\
+             certificate by the SHA-256 of its report in RFC 8785 canonical JSON (the\n\
+             certificate's own `created` and `tool` fields may differ between runs).\n\n\
              ## The mechanisms\n\n";
     for m in STANDARD.iter() {
         text += &format!("- `{}` (`-m {}`): {}.\n", m.name, m.spec, m.about);

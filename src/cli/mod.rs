@@ -435,22 +435,26 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 .map_err(|e| Error::argument("--threads", e.to_string()))?;
             // `--plot` alone: the report is δ_M on the picture's grid.
             let alone = query.quantities.is_empty() && a.plot.is_some();
-            let (result, drawn) = pool.install(|| -> Result<_> {
-                if alone {
-                    query.quantities = plot::profile_grid(&query, None)?
-                        .into_iter()
-                        .map(profile::Quantity::Delta)
-                        .collect();
-                }
-                let result = profile::profile(&query)?;
-                // The picture is computed on its own (unless it is the report), so that its
-                // samples never change how the reported answers were computed.
-                let drawn = a.plot.as_ref().map(|path| {
-                    plot::profile_plot(path, &query, &result, alone)
-                        .map(|top| (path.clone(), top))
-                        .map_err(|e| format!("error: {e}"))
-                });
-                Ok((result, drawn))
+            // Notes muted on this thread (`golden`) stay muted on the pool's.
+            let muted = crate::progress::notes_muted();
+            let (result, drawn) = pool.install(|| {
+                crate::progress::mute_notes_if(muted, || -> Result<_> {
+                    if alone {
+                        query.quantities = plot::profile_grid(&query, None)?
+                            .into_iter()
+                            .map(profile::Quantity::Delta)
+                            .collect();
+                    }
+                    let result = profile::profile(&query)?;
+                    // The picture is computed on its own (unless it is the report), so that its
+                    // samples never change how the reported answers were computed.
+                    let drawn = a.plot.as_ref().map(|path| {
+                        plot::profile_plot(path, &query, &result, alone)
+                            .map(|top| (path.clone(), top))
+                            .map_err(|e| format!("error: {e}"))
+                    });
+                    Ok((result, drawn))
+                })
             })?;
             if let Some(path) = &a.common.certificate {
                 certify::write(

@@ -12,7 +12,7 @@
 //! same input, `bounds`' lower end) are evaluated first, as the floor to prune against.
 //!
 //! One pair gives both directions: the unordered switch `{a, b}` computes `(P, Q)` with P from
-//! `x1 = a` and Q from `x1′ = b`; `δ_{P‖Q}` is the switch `b → a`'s `δ_{Q‖P}`.
+//! `a` and Q from `b`; `δ_{P‖Q}` is the dataset pair `a → b` and `δ_{Q‖P}` is `b → a`.
 
 pub mod boxes;
 
@@ -44,8 +44,9 @@ pub struct InputsProfileQuery {
 }
 
 /// A neighbouring pair of datasets: the others' composition and the switched user's input in
-/// the first (`x1`) and second (`x1_prime`) dataset; its value is `δ_{Q‖P}` (or its ε) with P
-/// the first dataset's law and Q the second's.
+/// the first (`x1`) and second (`x1_prime`) dataset. As in `bounds`, its value is
+/// `δ(P_{x1} ‖ P_{x1′})(ε) = Σ_N (P_{x1}(N) − e^ε P_{x1′}(N))₊` (or its ε), with `P_x` the law of
+/// the dataset whose switched user holds x.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dataset {
     pub background: Vec<u64>,
@@ -366,9 +367,10 @@ impl Search<'_> {
                 Quantity::Renyi(_) => unreachable!("refused up front"),
             };
             for (direction, value) in [(Direction::Qp, qp), (Direction::Pq, pq)] {
+                // `δ_{Q‖P}` is δ(law of b ‖ law of a): the dataset pair `b → a`.
                 let (x1, x1_prime) = match direction {
-                    Direction::Qp => switch,
-                    Direction::Pq => (switch.1, switch.0),
+                    Direction::Qp => (switch.1, switch.0),
+                    Direction::Pq => switch,
                 };
                 if let Endpoint::Finite(lo) = value.lo() {
                     if self.best[i].as_ref().is_none_or(|b| lo > b) {

@@ -81,6 +81,14 @@ fn the_committed_corpus_regenerates_byte_for_byte() {
             );
         }
     }
+    let name = out.file_name().unwrap().to_str().unwrap().to_string();
+    let left: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with(&format!(".{name}.partial")))
+        .collect();
+    assert!(left.is_empty(), "the staging folder is gone: {left:?}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -215,6 +223,15 @@ fn golden_refuses_a_folder_that_is_not_empty_and_a_file() {
     assert_fails(
         &["golden", "--out", out.join("keep.txt").to_str().unwrap()],
         "is a file",
+    );
+    assert_fails(&["golden", "--out", ""], "--out");
+    assert_fails(
+        &[
+            "golden",
+            "--out",
+            out.join("no/such/corpus").to_str().unwrap(),
+        ],
+        "does not exist",
     );
     std::fs::remove_dir_all(&out).unwrap();
 }
