@@ -427,6 +427,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             ))
         }
         Command::Profile(a) => {
+            if let Some(query) = validate::inputs_profile_query(a)? {
+                return profile_inputs(a, &query);
+            }
             validate::plot_path(a.plot.as_ref(), a.common.certificate.as_ref())?;
             let (mut query, threads) = validate::profile_query(a)?;
             let pool = rayon::ThreadPoolBuilder::new()
@@ -839,6 +842,34 @@ fn render(
 pub const REPORT_SCHEMA_ID: &str = "shufflecert/report/v1";
 
 /// Text reports fit this many columns.
+/// `profile` for a randomizer on more than two inputs: the worst case over every dataset.
+fn profile_inputs(
+    a: &args::ProfileArgs,
+    query: &crate::profile_inputs::InputsProfileQuery,
+) -> Result<Outcome> {
+    if a.common.certificate.is_some() {
+        return Err(Error::argument(
+            "--certificate",
+            "the profile of a randomizer on more than two inputs does not write certificates yet; \
+             `bounds --certificate` certifies the range of the same worst case",
+        ));
+    }
+    let threads = validate::profile_threads(a)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::argument("--threads", e.to_string()))?;
+    let muted = crate::progress::notes_muted();
+    let result = pool.install(|| {
+        crate::progress::mute_notes_if(muted, || crate::profile_inputs::inputs_profile(query))
+    })?;
+    Ok(Outcome::from(render(
+        a.common.json,
+        || output::inputs_profile_json(query, &result),
+        || output::inputs_profile_text(query, &result),
+    )))
+}
+
 pub const TEXT_WIDTH: usize = 100;
 
 /// Every line longer than `width` columns broken at spaces, continued with its own indent plus

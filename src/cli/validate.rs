@@ -20,6 +20,7 @@ use crate::limits::experiment::{ExperimentQuery, load_experiment};
 use crate::mechanism::randomizer::{Randomizer, load_randomizer};
 use crate::mechanism::{Mechanism, load_mechanism};
 use crate::profile::{ProfileQuery, Quantity};
+use crate::profile_inputs::InputsProfileQuery;
 use crate::query::{Backend, BackgroundQuery, PairQuery, Threshold};
 use rug::Rational;
 
@@ -112,7 +113,7 @@ pub struct Common {
 /// What answers a randomizer with more than two inputs, for the refusal of a command that
 /// answers binary-input mechanisms only.
 pub mod instead {
-    pub const PAIR: &str = "for one neighbouring pair of this randomizer give --background LABEL=COUNT,… --switch X1:X1' instead of --k, and for its worst case over every dataset run `bounds`";
+    pub const PAIR: &str = "for one neighbouring pair of this randomizer give --background LABEL=COUNT,… --switch X1:X1' instead of --k; for its worst case over every dataset `profile` gives the exact value and `bounds` a certified range";
     pub const PROFILE: &str = "for this randomizer `bounds` certifies the range [lower, upper] of its worst case δ_M(ε) or ε_M(δ)";
     pub const CHECK: &str = "without --k, `check` holds the shuffle index's predictions against the certified range of `bounds`";
     pub const CONSTANTS: &str = "the Fisher constants of Part I §3 are defined for a pair of inputs; `bounds` and `check` without --k take the whole randomizer";
@@ -443,19 +444,9 @@ fn check_experiment_precision(backend: Backend) -> Result<()> {
 }
 
 /// The profile question, the number of worker threads (if given) and whether to stay quiet.
-pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)> {
-    let n = whole("--n", &args.n)?;
-    check_composition(n, 0)?;
-    let k_range = match &args.k_range {
-        None => None,
-        Some(text) => {
-            let (a, b) = text.split_once("..").ok_or_else(|| {
-                Error::argument("--k-range", format!("expected A..B, got \"{text}\""))
-            })?;
-            Some((whole("--k-range", a)?, whole("--k-range", b)?))
-        }
-    };
-    let threads = match &args.threads {
+/// `--threads` of `profile`: the worker count, or `None` for all cores.
+pub fn profile_threads(args: &ProfileArgs) -> Result<Option<usize>> {
+    Ok(match &args.threads {
         None => None,
         Some(t) => {
             // More threads than a few per CPU only adds scheduling and pruning overhead.
@@ -472,28 +463,23 @@ pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)
                 t => Some(t as usize),
             }
         }
+    })
+}
+
+pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)> {
+    let n = whole("--n", &args.n)?;
+    check_composition(n, 0)?;
+    let k_range = match &args.k_range {
+        None => None,
+        Some(text) => {
+            let (a, b) = text.split_once("..").ok_or_else(|| {
+                Error::argument("--k-range", format!("expected A..B, got \"{text}\""))
+            })?;
+            Some((whole("--k-range", a)?, whole("--k-range", b)?))
+        }
     };
-    let mut quantities = Vec::new();
-    if args.eps.is_some() || args.exp_eps.is_some() {
-        quantities.extend(
-            thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?
-                .into_iter()
-                .map(Quantity::Delta),
-        );
-    }
-    if let Some(list) = &args.delta {
-        for d in rational_list("--delta", list)? {
-            crate::exact::curve::check_target(&d)?;
-            quantities.push(Quantity::Epsilon(d));
-        }
-    }
-    if let Some(orders) = &args.renyi_order {
-        for alpha in rational_list("--renyi-order", orders)? {
-            let q = Quantity::Renyi(alpha);
-            q.validate()?;
-            quantities.push(q);
-        }
-    }
+    let threads = profile_threads(args)?;
+    let quantities = profile_quantities(args)?;
     let c = common(
         &args.common,
         &args.mechanism.mechanism,
@@ -903,6 +889,90 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
         backend,
         escalate_above,
     })
+}
+
+/// `profile` for a randomizer on more than two inputs (issue 23): the exact worst case over every
+/// dataset. `None` when the mechanism is binary-input (the binary profile answers it). Options
+/// that belong to the scan over k are refused, naming what they would have meant.
+pub fn inputs_profile_query(args: &ProfileArgs) -> Result<Option<InputsProfileQuery>> {
+    let spec = &args.mechanism.mechanism;
+    match crate::mechanism::randomizer::family_inputs(spec)? {
+        Some(count) if count <= 2 => return Ok(None),
+        _ => {}
+    }
+    let randomizer = load_randomizer(spec)?;
+    if randomizer.input_count() <= 2 {
+        return Ok(None);
+    }
+    let scan_only = [
+        ("--k-range", args.k_range.is_some()),
+        ("--with-ends", args.with_ends),
+        ("--no-prune", args.no_prune),
+        ("--plot", args.plot.is_some()),
+    ];
+    if let Some((flag, _)) = scan_only.iter().find(|(_, given)| *given) {
+        return Err(Error::argument(
+            *flag,
+            format!(
+                "belongs to the scan over k of a binary-input mechanism; {} is a randomizer on {}, \
+                 whose profile searches every background composition",
+                randomizer.name,
+                randomizer.domain_text()
+            ),
+        ));
+    }
+    if args.renyi_order.is_some() {
+        return Err(Error::argument(
+            "--renyi-order",
+            "the profile of a randomizer on more than two inputs answers δ_M(ε) and ε_M(δ), not \
+             Rényi divergences",
+        ));
+    }
+    let n = whole("--n", &args.n)?;
+    check_composition(n, 0)?;
+    if matches!(args.common.engine, EngineArg::Binary | EngineArg::General) {
+        return Err(Error::argument(
+            "--engine",
+            "the pairs of a randomizer on more than two inputs run on windowed laws (auto or window)",
+        ));
+    }
+    let c = settings(&args.common)?;
+    Ok(Some(InputsProfileQuery {
+        randomizer,
+        n,
+        quantities: profile_quantities(args)?,
+        options: c.options,
+        backend: c.backend,
+        exact_ctx: c.exact_ctx,
+        escalate_above: c.escalate_above,
+    }))
+}
+
+/// The quantities a profile reports: δ_M at `--eps`/`--exp-eps`, ε_M at `--delta`, and Rényi
+/// orders.
+fn profile_quantities(args: &ProfileArgs) -> Result<Vec<Quantity>> {
+    let mut quantities = Vec::new();
+    if args.eps.is_some() || args.exp_eps.is_some() {
+        quantities.extend(
+            thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?
+                .into_iter()
+                .map(Quantity::Delta),
+        );
+    }
+    if let Some(list) = &args.delta {
+        for d in rational_list("--delta", list)? {
+            crate::exact::curve::check_target(&d)?;
+            quantities.push(Quantity::Epsilon(d));
+        }
+    }
+    if let Some(orders) = &args.renyi_order {
+        for alpha in rational_list("--renyi-order", orders)? {
+            let q = Quantity::Renyi(alpha);
+            q.validate()?;
+            quantities.push(q);
+        }
+    }
+    Ok(quantities)
 }
 
 /// `--max-memory-gib` in bytes.

@@ -166,6 +166,9 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     if q.n == 0 {
         return Err(Error::argument("--n", "must be at least 1"));
     }
+    if q.quantities.is_empty() {
+        return Err(Error::argument("--eps", "give at least one quantity"));
+    }
     if q.quantities.iter().any(|x| matches!(x, Quantity::Renyi(_))) {
         return Err(Error::argument(
             "--renyi-order",

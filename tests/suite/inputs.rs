@@ -44,28 +44,20 @@ fn a_k_rr_family_string_means_k_valued_inputs() {
 
 #[test]
 fn binary_only_commands_refuse_more_inputs_naming_what_answers() {
-    // The trap of the issue: a profile of k-rr:k=20 used to answer for binary inputs silently.
-    assert_fails(
-        &[
-            "profile",
-            "-m",
-            "k-rr:k=20,eps0=2",
-            "--n",
-            "2000",
-            "--delta",
-            "1e-6",
-        ],
-        "bounds",
-    );
-    let run = cli(&[
-        "profile",
+    // The trap of issue 13: a pair of k-rr:k=20 used to answer for binary inputs silently.
+    let args = [
+        "epsilon",
         "-m",
         "k-rr:k=20,eps0=2",
         "--n",
         "2000",
+        "--k",
+        "0",
         "--delta",
         "1e-6",
-    ]);
+    ];
+    assert_fails(&args, "profile");
+    let run = cli(&args);
     assert!(
         run.stderr.contains("k-rr:k=20,eps0=2,inputs=2"),
         "{}",
@@ -111,13 +103,11 @@ fn binary_only_commands_refuse_more_inputs_naming_what_answers() {
     }
     // A randomizer file with three inputs names no `inputs=2` (it is not a family).
     let run = cli(&[
-        "profile",
+        "constants",
         "-m",
         "fixtures/randomizers/three-inputs.toml",
-        "--n",
-        "100",
-        "--eps",
-        "1",
+        "--pi",
+        "0.3",
     ]);
     assert_eq!(run.status, 2);
     assert!(!run.stderr.contains("inputs=2") && run.stderr.contains("bounds"));

@@ -21,6 +21,7 @@ mod inputs;
 mod limits;
 mod page;
 mod profile;
+mod profile_inputs;
 mod published;
 mod readme;
 mod soundness;

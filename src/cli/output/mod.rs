@@ -19,12 +19,14 @@ mod bounds;
 mod compare;
 mod limit;
 mod profile;
+mod profile_inputs;
 mod tv;
 
 pub use asymptotic::{
     ConstantsRange, check_at_json, check_json, check_text, constants_json, constants_text,
 };
 pub use audit::{audit_json, audit_text, range_audit_json, range_audit_text};
+pub use profile_inputs::{inputs_profile_json, inputs_profile_text};
 
 /// `verify` as text: the verdict, the routes, and every problem.
 pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> String {

@@ -1,0 +1,167 @@
+//! `profile` for randomizers on more than two inputs (issue 23): the exact worst case over every
+//! dataset, held against brute force over every dataset (every sequence of the others' inputs,
+//! no exchangeability assumed) and every assignment of outputs.
+
+use crate::common::*;
+use num_rational::BigRational;
+use num_traits::Zero;
+
+const THREE: &str = "fixtures/randomizers/three-inputs.toml";
+
+fn rows_of(doc: &serde_json::Value) -> Vec<Vec<BigRational>> {
+    doc["randomizer"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            strings(row)
+                .iter()
+                .map(|x| to_big(&shufflecert::enclosure::parse_rational(x).unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `max over (others, x1 ≠ x1′) of Σ_N (P_{x1}(N) − c P_{x1′}(N))₊`, every dataset one by one.
+fn brute_force_max(rows: &[Vec<BigRational>], n: usize, c: &BigRational) -> BigRational {
+    let inputs = rows.len();
+    let mut best = BigRational::zero();
+    let mut others = vec![0usize; n - 1];
+    loop {
+        let own: Vec<&[BigRational]> = others.iter().map(|&x| rows[x].as_slice()).collect();
+        for x1 in 0..inputs {
+            for x1p in 0..inputs {
+                if x1 != x1p {
+                    let (p, q) = brute_force_histograms(&own, &rows[x1], &rows[x1p]);
+                    let v = positive_part(&p, &q, c);
+                    if v > best {
+                        best = v;
+                    }
+                }
+            }
+        }
+        let mut i = 0;
+        while i < others.len() && others[i] == inputs - 1 {
+            others[i] = 0;
+            i += 1;
+        }
+        if i == others.len() {
+            return best;
+        }
+        others[i] += 1;
+    }
+}
+
+fn exact_profile(spec: &str, n: usize, exp_eps: &str) -> serde_json::Value {
+    cli_json(&[
+        "profile",
+        "-m",
+        spec,
+        "--n",
+        &n.to_string(),
+        "--exp-eps",
+        exp_eps,
+        "--backend",
+        "exact",
+        "-q",
+    ])
+}
+
+#[test]
+fn the_profile_equals_brute_force_over_every_dataset() {
+    let generic = std::env::temp_dir().join(format!(
+        "shufflecert-inputs-generic-{}.toml",
+        std::process::id()
+    ));
+    // No symmetry: every row and column distinct, one zero entry.
+    std::fs::write(
+        &generic,
+        "inputs = [\"a\", \"b\", \"c\"]\nrows = [[\"3/5\", \"1/5\", \"1/5\"], \
+         [\"1/10\", \"7/10\", \"1/5\"], [\"0\", \"1/4\", \"3/4\"]]\n",
+    )
+    .unwrap();
+    let generic = generic.to_str().unwrap().to_string();
+    for (spec, sizes, exp_eps) in [
+        (THREE, vec![2, 3, 5], "3/2"),
+        (generic.as_str(), vec![2, 4, 5], "6/5"),
+        ("k-rr:k=4,exp_eps0=3", vec![3, 4], "5/4"),
+    ] {
+        for n in sizes {
+            let doc = exact_profile(spec, n, exp_eps);
+            let value = enclosure(&doc["results"][0]["delta_profile"]);
+            assert!(value.is_point(), "{spec} n = {n}: exact backend");
+            let c = to_big(&shufflecert::enclosure::parse_rational(exp_eps).unwrap());
+            let expected = brute_force_max(&rows_of(&doc), n, &c);
+            let shufflecert::enclosure::Endpoint::Finite(lo) = value.lo() else {
+                panic!("{spec} n = {n}: {value}")
+            };
+            assert_eq!(to_big(lo), expected, "{spec} n = {n}");
+            // Every listed dataset attains it (`delta --background` recomputes one: pq).
+            for a in doc["results"][0]["argmax"].as_array().unwrap() {
+                let switch = format!(
+                    "{}:{}",
+                    a["x1"].as_str().unwrap(),
+                    a["x1_prime"].as_str().unwrap()
+                );
+                let n_text = n.to_string();
+                let mut args = vec!["delta", "-m", spec, "--n", &n_text];
+                args.extend(["--background", a["background"].as_str().unwrap()]);
+                args.extend([
+                    "--switch",
+                    &switch,
+                    "--exp-eps",
+                    exp_eps,
+                    "--backend",
+                    "exact",
+                ]);
+                let pair = cli_json(&args);
+                assert_eq!(
+                    enclosure(&pair["results"][0]["delta_pq"]),
+                    value,
+                    "{spec} n = {n}: {a}"
+                );
+            }
+        }
+    }
+    std::fs::remove_file(&generic).unwrap();
+}
+
+#[test]
+fn four_ary_rr_at_ten_users_lies_inside_the_range_above_its_lower_end() {
+    // The issue's example: bounds gives ε ∈ [0.7949, 0.8382]; the worst case mixes inputs.
+    let base = ["-m", "k-rr:k=4,exp_eps0=3", "--n", "10", "--delta", "1e-3"];
+    let profile = cli_json(&[&["profile"], &base[..], &["-q"]].concat());
+    let bounds = cli_json(&[&["bounds"], &base[..]].concat());
+    let exact = enclosure(&profile["eps_profile"]);
+    let lower = enclosure(&bounds["results"][0]["lower"]["value"]);
+    let upper = enclosure(&bounds["results"][0]["upper"]["value"]);
+    assert!(
+        exact.lo() > lower.hi(),
+        "{exact} above the lower end {lower}"
+    );
+    assert!(
+        exact.hi() <= upper.hi(),
+        "{exact} within the upper end {upper}"
+    );
+    let first = &profile["argmax"][0]["background"];
+    assert!(
+        first.as_str().unwrap().contains(','),
+        "attained at a mixed background: {first}"
+    );
+}
+
+#[test]
+fn scan_options_and_renyi_orders_are_refused_for_more_inputs() {
+    let base = ["profile", "-m", THREE, "--n", "20", "--eps", "1"];
+    for (extra, needle) in [
+        (vec!["--k-range", "0..5"], "--k-range"),
+        (vec!["--no-prune"], "--no-prune"),
+        (vec!["--plot", "x.svg"], "--plot"),
+        (vec!["--renyi-order", "2"], "--renyi-order"),
+        (vec!["--engine", "general"], "--engine"),
+        (vec!["--certificate", "x.json"], "--certificate"),
+    ] {
+        assert_fails(&[&base[..], &extra[..]].concat(), needle);
+    }
+    assert_fails(&["profile", "-m", THREE, "--n", "20"], "--eps");
+}
