@@ -22,11 +22,13 @@ use crate::error::{Error, Result};
 use crate::exact::background::Background;
 use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
+use crate::mechanism::Entry;
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
 use crate::query::{Backend, BackgroundQuery, DeltaJob, EpsilonJob, Threshold, answer};
 use boxes::CompositionBox;
 use rug::Rational;
+use rug::ops::PowAssign;
 use std::collections::BinaryHeap;
 
 /// What to compute.
@@ -152,6 +154,8 @@ struct Search<'a> {
     seq: u64,
     heap: BinaryHeap<Work>,
     started: std::time::Instant,
+    /// The rows as exact rationals (`None` for randomized response given by a real ε0).
+    exact_rows: Option<Vec<Vec<Rational>>>,
 }
 
 /// The exact worst case (see the module docs).
@@ -186,6 +190,19 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         seq: 0,
         heap: BinaryHeap::new(),
         started: std::time::Instant::now(),
+        exact_rows: q
+            .randomizer
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|e| match e {
+                        Entry::Exact(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect(),
     };
     let switches: Vec<(usize, usize)> = (0..inputs)
         .flat_map(|a| (a + 1..inputs).map(move |b| (a, b)))
@@ -422,17 +439,41 @@ impl Search<'_> {
         if thresholds.is_empty() {
             return Ok((work.priority, open.to_vec(), work.parent.clone()));
         }
-        let bq = self.background_query(work.switch, &work.boxed.lo);
-        let computed = answer(&bq, &DeltaJob { thresholds })?;
-        self.note_arithmetic(&computed.arithmetic);
+        let budget = self.tail_budget(open);
+        let plan = self.blanket_plan(&work.boxed, &budget);
+        // Per threshold, `tail + Σ_i weight_i · (two-sided upper end at breakpoint i)`.
+        let mut sums: Vec<Option<Rational>> = vec![Some(plan.tail.clone()); thresholds.len()];
+        for (users, weight) in &plan.points {
+            let bq = match (&plan.row, users) {
+                (Some(row), &users) if users > 0 => {
+                    self.blanket_query(work.switch, &work.boxed.lo, row, users)
+                }
+                _ => self.background_query(work.switch, &work.boxed.lo),
+            };
+            let computed = answer(
+                &bq,
+                &DeltaJob {
+                    thresholds: thresholds.clone(),
+                },
+            )?;
+            self.note_arithmetic(&computed.arithmetic);
+            for (sum, row) in sums.iter_mut().zip(&computed.result) {
+                *sum = match (sum.take(), row.qp.max(&row.pq).hi()) {
+                    (Some(s), Endpoint::Finite(h)) => Some(s + weight.clone() * h),
+                    _ => None,
+                };
+            }
+        }
         self.stats.boxes_bounded += 1;
         let mut still_open = open.to_vec();
         let mut bounds = work.parent.clone();
         let mut priority = 0.0f64;
         for (i, quantity) in self.q.quantities.iter().enumerate() {
             let Some(k) = slot[i] else { continue };
-            let row = &computed.result[k];
-            let two_sided = row.qp.max(&row.pq);
+            let two_sided = Enclosure::new(
+                Endpoint::Finite(Rational::new()),
+                sums[k].clone().map_or(Endpoint::PosInf, Endpoint::Finite),
+            );
             priority = priority.max(match two_sided.hi() {
                 Endpoint::Finite(h) => h.to_f64(),
                 _ => f64::INFINITY,
@@ -460,6 +501,131 @@ impl Search<'_> {
             }
         }
         Ok((priority, still_open, bounds))
+    }
+
+    /// The mass a box's bound may give away to the blanket's lower tail: a small fraction of
+    /// the smallest value an open quantity is compared with (its best δ, or its target δ).
+    fn tail_budget(&self, open: &[bool]) -> Rational {
+        let mut smallest: Option<Rational> = None;
+        for (i, quantity) in self.q.quantities.iter().enumerate() {
+            let reference = match quantity {
+                _ if !open[i] => continue,
+                Quantity::Delta(_) => self.best[i].clone(),
+                Quantity::Epsilon(target) => Some(target.clone()),
+                Quantity::Renyi(_) => None,
+            };
+            if let Some(r) = reference {
+                if smallest.as_ref().is_none_or(|s| r < *s) {
+                    smallest = Some(r);
+                }
+            }
+        }
+        smallest.unwrap_or_default() / Rational::from(1u32 << TAIL_BUDGET_BITS)
+    }
+
+    /// How a box is bounded (Lemma 2 of proofs-notes/inputs-profile.md). With S the inputs
+    /// whose count the box leaves free (`lo_x < hi_x`), r the free users, `γ = Σ_y min_{x∈S}
+    /// R_x(y)` and `U = min_{x∈S} R_x / γ`: every composition's δ is at most
+    /// `E[δ(lo + J users from U)]`, `J ~ Bin(r, γ)`, and δ falls as users are added, so breakpoints
+    /// `j_1 < … < j_L` bound it by `P(J < j_1) + Σ_i P(j_i ≤ J < j_{i+1}) δ(lo + j_i U)`. `j_1` is
+    /// the most users with `P(J < j_1) ≤ budget`; the others sit one and two standard deviations
+    /// below the mean and at it. Without exact rows, free users or a blanket, the bound is the
+    /// pair of `lo` alone.
+    fn blanket_plan(&self, boxed: &CompositionBox, budget: &Rational) -> BoundPlan {
+        let lo_alone = BoundPlan {
+            row: None,
+            points: vec![(0, Rational::from(1))],
+            tail: Rational::new(),
+        };
+        let Some(rows) = self.exact_rows.as_ref() else {
+            return lo_alone;
+        };
+        let free: Vec<usize> = (0..rows.len())
+            .filter(|&x| boxed.lo[x] < boxed.hi[x])
+            .collect();
+        let r = self.q.n - 1 - boxed.fixed();
+        if free.is_empty() || r == 0 {
+            return lo_alone;
+        }
+        let floor: Vec<Rational> = (0..rows[0].len())
+            .map(|y| {
+                free.iter()
+                    .map(|&x| rows[x][y].clone())
+                    .min()
+                    .expect("S is not empty")
+            })
+            .collect();
+        let gamma: Rational = floor.iter().sum();
+        if gamma == 0 {
+            return lo_alone;
+        }
+        let row = Some(floor.into_iter().map(|v| v / &gamma).collect());
+        if gamma == 1 {
+            return BoundPlan {
+                row,
+                points: vec![(r, Rational::from(1))],
+                tail: Rational::new(),
+            };
+        }
+        // The law of J exactly: pmf_{j+1} = pmf_j (r − j)/(j + 1) · γ/(1 − γ).
+        let Ok(r32) = u32::try_from(r) else {
+            return lo_alone;
+        };
+        let odds = gamma.clone() / (Rational::from(1) - &gamma);
+        let mut pmf = Vec::with_capacity(r as usize + 1);
+        let mut term = Rational::from(1) - &gamma;
+        term.pow_assign(r32);
+        for j in 0..=r {
+            pmf.push(term.clone());
+            term *= Rational::from((r - j, j + 1)) * &odds;
+        }
+        let mut first = 0usize;
+        let mut tail = Rational::new();
+        while first < r as usize && tail.clone() + &pmf[first] <= *budget {
+            tail += &pmf[first];
+            first += 1;
+        }
+        let mean = (r as f64) * gamma.to_f64();
+        let sd = (mean * (1.0 - gamma.to_f64())).sqrt();
+        let mut breaks = vec![first];
+        for z in [2.0, 1.0, 0.0] {
+            let j = (mean - z * sd).floor().max(0.0) as usize;
+            if j > *breaks.last().expect("one break") && j <= r as usize {
+                breaks.push(j);
+            }
+        }
+        let points = breaks
+            .iter()
+            .enumerate()
+            .map(|(i, &j)| {
+                let end = breaks.get(i + 1).copied().unwrap_or(r as usize + 1);
+                let weight: Rational = pmf[j..end].iter().sum();
+                (j as u64, round_up(&weight))
+            })
+            .collect();
+        BoundPlan {
+            row,
+            points,
+            tail: round_up(&tail),
+        }
+    }
+
+    /// The pair of `lo` plus `users` users drawn from the blanket row `U` (an extra input
+    /// appended to the randomizer).
+    fn blanket_query(
+        &self,
+        switch: (usize, usize),
+        lo: &[u64],
+        row: &[Rational],
+        users: u64,
+    ) -> BackgroundQuery {
+        let mut bq = self.background_query(switch, lo);
+        bq.randomizer.inputs.push("(blanket)".into());
+        bq.randomizer
+            .rows
+            .push(row.iter().cloned().map(Entry::Exact).collect());
+        bq.background.counts.push(users);
+        bq
     }
 
     fn finish(self) -> InputsProfile {
@@ -492,6 +658,27 @@ impl Search<'_> {
             arithmetic: self.arithmetic.into_iter().collect::<Vec<_>>().join(", "),
         }
     }
+}
+
+/// A box's bound gives away at most `2^-TAIL_BUDGET_BITS` of the value it is compared with to
+/// the blanket's lower tail.
+const TAIL_BUDGET_BITS: u32 = 14;
+
+/// How a box is bounded (see [`Search::blanket_plan`]).
+struct BoundPlan {
+    /// `U = min_{x∈S} R_x / γ` (`None`: the pair of `lo` alone).
+    row: Option<Vec<Rational>>,
+    /// `(j_i, upper bound on P(j_i ≤ J < j_{i+1}))`, the last up to r.
+    points: Vec<(u64, Rational)>,
+    /// An upper bound on `P(J < j_1)`.
+    tail: Rational,
+}
+
+/// `q` rounded up to a multiple of 2^-64 (keeps the tail's rationals small).
+fn round_up(q: &Rational) -> Rational {
+    let scale = rug::Integer::from(1) << 64u32;
+    let scaled = (q.clone() * &scale).ceil();
+    Rational::from((scaled.numer().clone(), scale))
 }
 
 /// Whether the enclosure's upper end is at most `q`.
