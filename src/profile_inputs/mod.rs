@@ -92,8 +92,10 @@ pub struct Closure {
 pub struct InputsStats {
     /// Dataset pairs (unordered switches; both directions at once) evaluated in full.
     pub pairs_evaluated: u64,
-    /// Boxes whose lower corner's pair was evaluated as a bound.
+    /// Boxes bounded (Lemma 2).
     pub boxes_bounded: u64,
+    /// Pairs computed for those bounds (each at most once).
+    pub bound_pairs: u64,
     /// Compositions (times unordered switches) closed without their own pair.
     pub compositions_closed: u128,
     /// Compositions times unordered switches in all.
@@ -156,6 +158,19 @@ struct Search<'a> {
     started: std::time::Instant,
     /// The rows as exact rationals (`None` for randomized response given by a real ε0).
     exact_rows: Option<Vec<Vec<Rational>>>,
+    /// Two-sided δ of the pairs bounds were made of (a split's lower half often shares them).
+    bound_cache: std::collections::HashMap<BoundKey, Vec<Enclosure>>,
+}
+
+/// One pair a box's bound uses: the switch, the lower corner, which inputs are free (which
+/// fixes the blanket row U), the users drawn from U, and the thresholds.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct BoundKey {
+    switch: (usize, usize),
+    lo: Vec<u64>,
+    free: Vec<bool>,
+    users: u64,
+    thresholds: Vec<(bool, Rational)>,
 }
 
 /// The exact worst case (see the module docs).
@@ -203,6 +218,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
                     .collect()
             })
             .collect(),
+        bound_cache: Default::default(),
     };
     let switches: Vec<(usize, usize)> = (0..inputs)
         .flat_map(|a| (a + 1..inputs).map(move |b| (a, b)))
@@ -215,7 +231,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         for x2 in 0..inputs {
             let mut c = vec![0; inputs];
             c[x2] = m;
-            s.leaf(switch, &c)?;
+            s.leaf(switch, &c, &vec![true; q.quantities.len()])?;
             evaluated.insert((switch, c));
         }
     }
@@ -245,7 +261,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         }
         if work.boxed.is_point() {
             if !evaluated.contains(&(work.switch, work.boxed.lo.clone())) {
-                s.leaf(work.switch, &work.boxed.lo)?;
+                s.leaf(work.switch, &work.boxed.lo, &open)?;
             }
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
             continue;
@@ -348,18 +364,27 @@ impl Search<'_> {
 
     /// Evaluates the dataset pairs of one composition under one unordered switch (both
     /// directions), for every quantity.
-    fn leaf(&mut self, switch: (usize, usize), counts: &[u64]) -> Result<()> {
+    fn leaf(&mut self, switch: (usize, usize), counts: &[u64], open: &[bool]) -> Result<()> {
         let bq = self.background_query(switch, counts);
         self.stats.pairs_evaluated += 1;
-        let thresholds: Vec<Threshold> = self
-            .q
-            .quantities
-            .iter()
-            .filter_map(|x| match x {
-                Quantity::Delta(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect();
+        // One δ computation: each open δ quantity's threshold, and each open ε quantity's best
+        // lower end so far (where the pair's δ is already at most the target there, its ε is
+        // at most that best and its own ε search is not needed).
+        let mut thresholds = Vec::new();
+        let mut slot = vec![None; open.len()];
+        for (i, quantity) in self.q.quantities.iter().enumerate() {
+            let t = match quantity {
+                _ if !open[i] => continue,
+                Quantity::Delta(t) => t.clone(),
+                Quantity::Epsilon(_) => match &self.best[i] {
+                    Some(best) => Threshold::Eps(best.clone()),
+                    None => continue,
+                },
+                Quantity::Renyi(_) => unreachable!("refused up front"),
+            };
+            slot[i] = Some(thresholds.len());
+            thresholds.push(t);
+        }
         let deltas = if thresholds.is_empty() {
             Vec::new()
         } else {
@@ -367,14 +392,33 @@ impl Search<'_> {
             self.note_arithmetic(&computed.arithmetic);
             computed.result
         };
-        let mut next_delta = deltas.into_iter();
         for (i, quantity) in self.q.quantities.iter().enumerate() {
+            if !open[i] {
+                continue;
+            }
             let [qp, pq] = match quantity {
                 Quantity::Delta(_) => {
-                    let row = next_delta.next().expect("one row per threshold");
-                    [row.qp, row.pq]
+                    let row = &deltas[slot[i].expect("an open δ quantity has a threshold")];
+                    [row.qp.clone(), row.pq.clone()]
                 }
                 Quantity::Epsilon(delta) => {
+                    if let Some(k) = slot[i] {
+                        let two_sided = deltas[k].qp.max(&deltas[k].pq);
+                        if hi_at_most(&two_sided, delta) {
+                            self.closures.push(Closure {
+                                switch,
+                                boxed: CompositionBox {
+                                    lo: counts.to_vec(),
+                                    hi: counts.to_vec(),
+                                },
+                                quantity: i,
+                                bound: two_sided,
+                                at: self.best[i].clone(),
+                            });
+                            self.stats.compositions_closed += 1;
+                            continue;
+                        }
+                    }
                     let computed = answer(
                         &bq,
                         &EpsilonJob {
@@ -443,22 +487,53 @@ impl Search<'_> {
         let plan = self.blanket_plan(&work.boxed, &budget);
         // Per threshold, `tail + Σ_i weight_i · (two-sided upper end at breakpoint i)`.
         let mut sums: Vec<Option<Rational>> = vec![Some(plan.tail.clone()); thresholds.len()];
+        let threshold_key: Vec<(bool, Rational)> = thresholds
+            .iter()
+            .map(|t| match t {
+                Threshold::Eps(e) => (false, e.clone()),
+                Threshold::ExpEps(c) => (true, c.clone()),
+            })
+            .collect();
+        let free: Vec<bool> = (0..work.boxed.lo.len())
+            .map(|x| work.boxed.lo[x] < work.boxed.hi[x])
+            .collect();
         for (users, weight) in &plan.points {
-            let bq = match (&plan.row, users) {
-                (Some(row), &users) if users > 0 => {
-                    self.blanket_query(work.switch, &work.boxed.lo, row, users)
-                }
-                _ => self.background_query(work.switch, &work.boxed.lo),
-            };
-            let computed = answer(
-                &bq,
-                &DeltaJob {
-                    thresholds: thresholds.clone(),
+            let key = BoundKey {
+                switch: work.switch,
+                lo: work.boxed.lo.clone(),
+                free: if plan.row.is_some() {
+                    free.clone()
+                } else {
+                    Vec::new()
                 },
-            )?;
-            self.note_arithmetic(&computed.arithmetic);
-            for (sum, row) in sums.iter_mut().zip(&computed.result) {
-                *sum = match (sum.take(), row.qp.max(&row.pq).hi()) {
+                users: *users,
+                thresholds: threshold_key.clone(),
+            };
+            let two_sided = match self.bound_cache.get(&key) {
+                Some(known) => known.clone(),
+                None => {
+                    let bq = match (&plan.row, users) {
+                        (Some(row), &users) if users > 0 => {
+                            self.blanket_query(work.switch, &work.boxed.lo, row, users)
+                        }
+                        _ => self.background_query(work.switch, &work.boxed.lo),
+                    };
+                    let computed = answer(
+                        &bq,
+                        &DeltaJob {
+                            thresholds: thresholds.clone(),
+                        },
+                    )?;
+                    self.note_arithmetic(&computed.arithmetic);
+                    self.stats.bound_pairs += 1;
+                    let two_sided: Vec<Enclosure> =
+                        computed.result.iter().map(|r| r.qp.max(&r.pq)).collect();
+                    self.bound_cache.insert(key, two_sided.clone());
+                    two_sided
+                }
+            };
+            for (sum, upper) in sums.iter_mut().zip(&two_sided) {
+                *sum = match (sum.take(), upper.hi()) {
                     (Some(s), Endpoint::Finite(h)) => Some(s + weight.clone() * h),
                     _ => None,
                 };
@@ -588,7 +663,9 @@ impl Search<'_> {
         let mean = (r as f64) * gamma.to_f64();
         let sd = (mean * (1.0 - gamma.to_f64())).sqrt();
         let mut breaks = vec![first];
-        for z in [2.0, 1.0, 0.0] {
+        for z in [
+            3.0, 2.5, 2.0, 1.75, 1.5, 1.25, 1.0, 0.75, 0.5, 0.25, 0.0, -0.25, -0.5, -1.0, -1.5,
+        ] {
             let j = (mean - z * sd).floor().max(0.0) as usize;
             if j > *breaks.last().expect("one break") && j <= r as usize {
                 breaks.push(j);

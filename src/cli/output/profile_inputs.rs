@@ -96,6 +96,7 @@ pub fn inputs_profile_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
         "stats": {
             "pairs_evaluated": p.stats.pairs_evaluated,
             "boxes_bounded": p.stats.boxes_bounded,
+            "bound_pairs": p.stats.bound_pairs,
             "compositions_closed": p.stats.compositions_closed.to_string(),
             "compositions_total": p.stats.compositions_total.to_string(),
         },
@@ -142,10 +143,12 @@ pub fn inputs_profile_text(q: &InputsProfileQuery, p: &InputsProfile) -> String 
     );
     s += &format!(
         "arithmetic {} · {} dataset pairs evaluated (both orders each), {} boxes of compositions \
-         bounded; {} of {} compositions × switches closed by the data-processing bound\n",
+         bounded by {} pairs; {} of {} compositions × switches closed by the data-processing \
+         bound\n",
         p.arithmetic,
         p.stats.pairs_evaluated,
         p.stats.boxes_bounded,
+        p.stats.bound_pairs,
         p.stats.compositions_closed,
         p.stats.compositions_total
     );
