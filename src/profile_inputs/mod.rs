@@ -156,8 +156,8 @@ struct Search<'a> {
     seq: u64,
     heap: BinaryHeap<Work>,
     started: std::time::Instant,
-    /// The rows as exact rationals (`None` for randomized response given by a real ε0).
-    exact_rows: Option<Vec<Vec<Rational>>>,
+    /// A rational lower bound on every entry `R_x(y)` (the entry itself when exact).
+    entry_floor: Option<Vec<Vec<Rational>>>,
     /// Two-sided δ of the pairs bounds were made of (a split's lower half often shares them).
     bound_cache: std::collections::HashMap<BoundKey, Vec<Enclosure>>,
 }
@@ -205,19 +205,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         seq: 0,
         heap: BinaryHeap::new(),
         started: std::time::Instant::now(),
-        exact_rows: q
-            .randomizer
-            .rows
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|e| match e {
-                        Entry::Exact(v) => Some(v.clone()),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .collect(),
+        entry_floor: entry_floor(&q.randomizer),
         bound_cache: Default::default(),
     };
     let switches: Vec<(usize, usize)> = (0..inputs)
@@ -612,7 +600,7 @@ impl Search<'_> {
             points: vec![(0, Rational::from(1))],
             tail: Rational::new(),
         };
-        let Some(rows) = self.exact_rows.as_ref() else {
+        let Some(rows) = self.entry_floor.as_ref() else {
             return lo_alone;
         };
         let free: Vec<usize> = (0..rows.len())
@@ -749,6 +737,39 @@ struct BoundPlan {
     points: Vec<(u64, Rational)>,
     /// An upper bound on `P(J < j_1)`.
     tail: Rational,
+}
+
+/// A rational lower bound on every entry: the entry when exact; for randomized response given
+/// by a real ε0, the smaller of its values at the two ends of the bracket of `e^{ε0}` (each entry
+/// is monotone in `e^{ε0}`). Lemma 2 holds with any such floor.
+fn entry_floor(r: &Randomizer) -> Option<Vec<Vec<Rational>>> {
+    let exact = |r: &Randomizer| -> Option<Vec<Vec<Rational>>> {
+        r.rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|e| match e {
+                        Entry::Exact(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    match r.rational_bracket(crate::bounds::range::EXP_EPS0_BRACKET_BITS) {
+        Ok(None) => exact(r),
+        Ok(Some(bracket)) => {
+            let (lower, upper) = (exact(&bracket.lower)?, exact(&bracket.upper)?);
+            Some(
+                lower
+                    .into_iter()
+                    .zip(upper)
+                    .map(|(a, b)| a.into_iter().zip(b).map(|(x, y)| x.min(y)).collect())
+                    .collect(),
+            )
+        }
+        Err(_) => None,
+    }
 }
 
 /// `q` rounded up to a multiple of 2^-64 (keeps the tail's rationals small).
