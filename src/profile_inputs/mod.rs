@@ -403,7 +403,6 @@ impl Search<'_> {
                                 bound: two_sided,
                                 at: self.best[i].clone(),
                             });
-                            self.stats.compositions_closed += 1;
                             continue;
                         }
                     }
