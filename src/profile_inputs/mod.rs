@@ -213,7 +213,9 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         .collect();
     let root = CompositionBox::all(inputs, m);
     s.stats.compositions_total = root.count(m) * switches.len() as u128;
-    // The floor: every homogeneous background.
+    // The floor: every homogeneous background. Its first pair times the rest: a floor that
+    // alone would pass the time limit is refused before it runs.
+    let floor_pairs = switches.len() * inputs;
     let mut evaluated = std::collections::HashSet::new();
     for &switch in &switches {
         for x2 in 0..inputs {
@@ -221,8 +223,18 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
             c[x2] = m;
             s.leaf(switch, &c, &vec![true; q.quantities.len()])?;
             evaluated.insert((switch, c));
+            if evaluated.len() == 1 {
+                s.refuse_a_long_floor(floor_pairs)?;
+            }
         }
     }
+    crate::progress::note(&format!(
+        "profile: {} switches × {} compositions of the others; the floor ({floor_pairs} pairs) \
+         took {:.2} s; boxes of compositions follow, each closed or split",
+        switches.len(),
+        root.count(m),
+        s.started.elapsed().as_secs_f64()
+    ));
     let none = vec![None; q.quantities.len()];
     for &switch in &switches {
         s.push(
@@ -314,6 +326,24 @@ impl Search<'_> {
             }
         }
         open
+    }
+
+    /// Refuses when the floor's pairs, at the first one's time each, would pass the limit.
+    fn refuse_a_long_floor(&self, floor_pairs: usize) -> Result<()> {
+        let limit = self.q.options.time_limit_seconds;
+        let each = self.started.elapsed().as_secs_f64();
+        let estimate = each * floor_pairs as f64;
+        if estimate > limit {
+            return Err(Error::argument(
+                "--max-seconds",
+                format!(
+                    "the worst case over every dataset starts from {floor_pairs} homogeneous \
+                     backgrounds at about {each:.2} s each (about {estimate:.0} s), past the \
+                     limit of {limit} s; `bounds` gives a certified range of the same worst case"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn check_time(&self) -> Result<()> {
