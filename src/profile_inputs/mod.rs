@@ -15,6 +15,7 @@
 //! `a` and Q from `b`; `δ_{P‖Q}` is the dataset pair `a → b` and `δ_{Q‖P}` is `b → a`.
 
 pub mod boxes;
+pub mod orbits;
 
 use crate::arith::exact::ExactCtx;
 use crate::enclosure::{Enclosure, Endpoint};
@@ -27,6 +28,7 @@ use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
 use crate::query::{Backend, BackgroundQuery, DeltaJob, EpsilonJob, Threshold, answer};
 use boxes::CompositionBox;
+use orbits::Orbits;
 use rug::Rational;
 use rug::ops::PowAssign;
 use std::collections::BinaryHeap;
@@ -98,7 +100,9 @@ pub struct InputsStats {
     pub bound_pairs: u64,
     /// Compositions (times unordered switches) closed without their own pair.
     pub compositions_closed: u128,
-    /// Compositions times unordered switches in all.
+    /// Unordered switches searched (one per orbit of the rows' symmetries) and in all.
+    pub switches: (usize, usize),
+    /// Compositions times the unordered switches searched.
     pub compositions_total: u128,
 }
 
@@ -208,24 +212,36 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         entry_floor: entry_floor(&q.randomizer),
         bound_cache: Default::default(),
     };
-    let switches: Vec<(usize, usize)> = (0..inputs)
-        .flat_map(|a| (a + 1..inputs).map(move |b| (a, b)))
-        .collect();
+    // One switch per orbit of the rows' symmetries, and compositions up to the symmetries
+    // that fix the switch (orbits.rs).
+    let orbits = Orbits::detect(&q.randomizer.rows);
+    let represented = orbits.switch_representatives();
+    let switches: Vec<(usize, usize)> = represented.iter().map(|(s, _)| *s).collect();
+    s.stats.switches = (switches.len(), inputs * (inputs - 1) / 2);
     let root = CompositionBox::all(inputs, m);
     s.stats.compositions_total = root.count(m) * switches.len() as u128;
     // The floor: every homogeneous background. Its first pair times the rest: a floor that
     // alone would pass the time limit is refused before it runs.
-    let floor_pairs = switches.len() * inputs;
-    let mut evaluated = std::collections::HashSet::new();
+    let mut floor = Vec::new();
     for &switch in &switches {
         for x2 in 0..inputs {
             let mut c = vec![0; inputs];
             c[x2] = m;
-            s.leaf(switch, &c, &vec![true; q.quantities.len()])?;
-            evaluated.insert((switch, c));
-            if evaluated.len() == 1 {
-                s.refuse_a_long_floor(floor_pairs)?;
+            let c = orbits.canonical(switch, &c);
+            if !floor.contains(&(switch, c.clone())) {
+                floor.push((switch, c));
             }
+        }
+    }
+    let floor_pairs = floor.len();
+    // Per (switch, canonical composition): the quantities already answered for its orbit.
+    let mut answered: std::collections::HashMap<((usize, usize), Vec<u64>), Vec<bool>> =
+        Default::default();
+    for (switch, c) in floor {
+        s.leaf(switch, &c, &vec![true; q.quantities.len()])?;
+        answered.insert((switch, c), vec![true; q.quantities.len()]);
+        if answered.len() == 1 {
+            s.refuse_a_long_floor(floor_pairs)?;
         }
     }
     crate::progress::note(&format!(
@@ -260,13 +276,25 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
             continue;
         }
         if work.boxed.is_point() {
-            if !evaluated.contains(&(work.switch, work.boxed.lo.clone())) {
-                s.leaf(work.switch, &work.boxed.lo, &open)?;
+            let c = orbits.canonical(work.switch, &work.boxed.lo);
+            let done = answered
+                .entry((work.switch, c.clone()))
+                .or_insert_with(|| vec![false; open.len()]);
+            let needed: Vec<bool> = open
+                .iter()
+                .zip(done.iter())
+                .map(|(o, d)| *o && !d)
+                .collect();
+            if needed.iter().any(|n| *n) {
+                for (d, n) in done.iter_mut().zip(&needed) {
+                    *d |= n;
+                }
+                s.leaf(work.switch, &c, &needed)?;
             }
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
             continue;
         }
-        let (priority, still_open, bounds) = s.bound(&work, &open)?;
+        let (priority, still_open, bounds) = s.bound(&work, &open, &orbits)?;
         if still_open.iter().all(|o| !o) {
             s.stats.compositions_closed += count;
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
@@ -478,6 +506,7 @@ impl Search<'_> {
         &mut self,
         work: &Work,
         open: &[bool],
+        orbits: &Orbits,
     ) -> Result<(f64, Vec<bool>, Vec<Option<Enclosure>>)> {
         // Thresholds: each open δ quantity's, and each open ε quantity's best lower end.
         let mut thresholds = Vec::new();
@@ -500,8 +529,16 @@ impl Search<'_> {
         if thresholds.is_empty() {
             return Ok((work.priority, open.to_vec(), work.parent.clone()));
         }
+        // The bound depends on the lower corner and on which inputs are free: both up to the
+        // symmetries fixing the switch (a symmetric box has a bound of the same value).
+        let key: Vec<u64> = (0..work.boxed.lo.len())
+            .map(|x| 2 * work.boxed.lo[x] + u64::from(work.boxed.lo[x] < work.boxed.hi[x]))
+            .collect();
+        let key = orbits.canonical(work.switch, &key);
+        let lo: Vec<u64> = key.iter().map(|v| v / 2).collect();
+        let free: Vec<bool> = key.iter().map(|v| v % 2 == 1).collect();
         let budget = self.tail_budget(open);
-        let plan = self.blanket_plan(&work.boxed, &budget);
+        let plan = self.blanket_plan(&lo, &free, &budget);
         // Per threshold, `tail + Σ_i weight_i · (two-sided upper end at breakpoint i)`.
         let mut sums: Vec<Option<Rational>> = vec![Some(plan.tail.clone()); thresholds.len()];
         let threshold_key: Vec<(bool, Rational)> = thresholds
@@ -511,13 +548,10 @@ impl Search<'_> {
                 Threshold::ExpEps(c) => (true, c.clone()),
             })
             .collect();
-        let free: Vec<bool> = (0..work.boxed.lo.len())
-            .map(|x| work.boxed.lo[x] < work.boxed.hi[x])
-            .collect();
         for (users, weight) in &plan.points {
             let key = BoundKey {
                 switch: work.switch,
-                lo: work.boxed.lo.clone(),
+                lo: lo.clone(),
                 free: if plan.row.is_some() {
                     free.clone()
                 } else {
@@ -531,9 +565,9 @@ impl Search<'_> {
                 None => {
                     let bq = match (&plan.row, users) {
                         (Some(row), &users) if users > 0 => {
-                            self.blanket_query(work.switch, &work.boxed.lo, row, users)
+                            self.blanket_query(work.switch, &lo, row, users)
                         }
-                        _ => self.background_query(work.switch, &work.boxed.lo),
+                        _ => self.background_query(work.switch, &lo),
                     };
                     let computed = answer(
                         &bq,
@@ -623,7 +657,7 @@ impl Search<'_> {
     /// the most users with `P(J < j_1) ≤ budget`; the others sit one and two standard deviations
     /// below the mean and at it. Without exact rows, free users or a blanket, the bound is the
     /// pair of `lo` alone.
-    fn blanket_plan(&self, boxed: &CompositionBox, budget: &Rational) -> BoundPlan {
+    fn blanket_plan(&self, lo: &[u64], free: &[bool], budget: &Rational) -> BoundPlan {
         let lo_alone = BoundPlan {
             row: None,
             points: vec![(0, Rational::from(1))],
@@ -632,10 +666,8 @@ impl Search<'_> {
         let Some(rows) = self.entry_floor.as_ref() else {
             return lo_alone;
         };
-        let free: Vec<usize> = (0..rows.len())
-            .filter(|&x| boxed.lo[x] < boxed.hi[x])
-            .collect();
-        let r = self.q.n - 1 - boxed.fixed();
+        let free: Vec<usize> = (0..rows.len()).filter(|&x| free[x]).collect();
+        let r = self.q.n - 1 - lo.iter().sum::<u64>();
         if free.is_empty() || r == 0 {
             return lo_alone;
         }
