@@ -548,8 +548,10 @@ impl Search<'_> {
                 Threshold::ExpEps(c) => (true, c.clone()),
             })
             .collect();
-        for (users, weight) in &plan.points {
-            let key = BoundKey {
+        let keys: Vec<BoundKey> = plan
+            .points
+            .iter()
+            .map(|(users, _)| BoundKey {
                 switch: work.switch,
                 lo: lo.clone(),
                 free: if plan.row.is_some() {
@@ -559,31 +561,43 @@ impl Search<'_> {
                 },
                 users: *users,
                 thresholds: threshold_key.clone(),
-            };
-            let two_sided = match self.bound_cache.get(&key) {
-                Some(known) => known.clone(),
-                None => {
-                    let bq = match (&plan.row, users) {
-                        (Some(row), &users) if users > 0 => {
-                            self.blanket_query(work.switch, &lo, row, users)
-                        }
-                        _ => self.background_query(work.switch, &lo),
+            })
+            .collect();
+        // The pairs not computed before, side by side.
+        let missing: Vec<(BoundKey, BackgroundQuery)> = keys
+            .iter()
+            .filter(|key| !self.bound_cache.contains_key(*key))
+            .map(|key| {
+                let bq = match &plan.row {
+                    Some(row) if key.users > 0 => {
+                        self.blanket_query(work.switch, &lo, row, key.users)
+                    }
+                    _ => self.background_query(work.switch, &lo),
+                };
+                (key.clone(), bq)
+            })
+            .collect();
+        let computed: Vec<_> = {
+            use rayon::prelude::*;
+            missing
+                .into_par_iter()
+                .map(|(key, bq)| {
+                    let job = DeltaJob {
+                        thresholds: thresholds.clone(),
                     };
-                    let computed = answer(
-                        &bq,
-                        &DeltaJob {
-                            thresholds: thresholds.clone(),
-                        },
-                    )?;
-                    self.note_arithmetic(&computed.arithmetic);
-                    self.stats.bound_pairs += 1;
-                    let two_sided: Vec<Enclosure> =
-                        computed.result.iter().map(|r| r.qp.max(&r.pq)).collect();
-                    self.bound_cache.insert(key, two_sided.clone());
-                    two_sided
-                }
-            };
-            for (sum, upper) in sums.iter_mut().zip(&two_sided) {
+                    answer(&bq, &job).map(|c| (key, c))
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        for (key, c) in computed {
+            self.note_arithmetic(&c.arithmetic);
+            self.stats.bound_pairs += 1;
+            let two_sided = c.result.iter().map(|r| r.qp.max(&r.pq)).collect();
+            self.bound_cache.insert(key, two_sided);
+        }
+        for (key, (_, weight)) in keys.iter().zip(&plan.points) {
+            let two_sided = &self.bound_cache[key];
+            for (sum, upper) in sums.iter_mut().zip(two_sided) {
                 *sum = match (sum.take(), upper.hi()) {
                     (Some(s), Endpoint::Finite(h)) => Some(s + weight.clone() * h),
                     _ => None,
