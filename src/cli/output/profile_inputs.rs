@@ -97,6 +97,8 @@ pub fn inputs_profile_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
             "pairs_evaluated": p.stats.pairs_evaluated,
             "boxes_bounded": p.stats.boxes_bounded,
             "bound_pairs": p.stats.bound_pairs,
+            "switches_searched": p.stats.switches.0,
+            "switches": p.stats.switches.1,
             "compositions_closed": p.stats.compositions_closed.to_string(),
             "compositions_total": p.stats.compositions_total.to_string(),
         },
@@ -143,8 +145,8 @@ pub fn inputs_profile_text(q: &InputsProfileQuery, p: &InputsProfile) -> String 
     );
     s += &format!(
         "arithmetic {} · {} dataset pairs evaluated (both orders each), {} boxes of compositions \
-         bounded by {} pairs; {} of {} compositions × switches closed by the data-processing \
-         bound\n",
+         bounded by {} pairs; {} of {} compositions × switches searched closed by the \
+         data-processing bound\n",
         p.arithmetic,
         p.stats.pairs_evaluated,
         p.stats.boxes_bounded,
@@ -152,6 +154,15 @@ pub fn inputs_profile_text(q: &InputsProfileQuery, p: &InputsProfile) -> String 
         p.stats.compositions_closed,
         p.stats.compositions_total
     );
+    let (searched, all) = p.stats.switches;
+    if searched < all {
+        s += &format!(
+            "symmetry: {searched} of {all} unordered switches searched, compositions up to the \
+             symmetries that fix each; the rest are their images under the rows' symmetries \
+             (relabelled inputs and outputs, the same curves); the attaining datasets are listed \
+             up to them\n"
+        );
+    }
     s += &format!("{ORIENTATION}\n");
     s += "every [lo, hi] is a certified enclosure of the true value\n";
     let rel = super::profile::rel_width(q.escalate_above);
