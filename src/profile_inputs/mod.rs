@@ -939,6 +939,47 @@ mod tests {
     }
 
     #[test]
+    fn on_binary_inputs_it_is_the_binary_profile() {
+        // Two inputs: the compositions are the k of the binary profile, and both directions.
+        for spec in ["binary-rr:eps0=1", "fixtures/mechanisms/ternary.toml"] {
+            let r = load_randomizer(spec).unwrap();
+            let mechanism = crate::mechanism::load_mechanism(spec).unwrap();
+            for n in [1u64, 7, 30] {
+                let quantities = vec![
+                    Quantity::Delta(Threshold::Eps(Rational::from((1, 4)))),
+                    Quantity::Epsilon(Rational::from((1, 100))),
+                ];
+                let ours = inputs_profile(&InputsProfileQuery {
+                    backend: Backend::Mpfr { precision: 192 },
+                    ..query(&r, n, quantities.clone())
+                })
+                .unwrap();
+                let binary = crate::profile::profile(&crate::profile::ProfileQuery {
+                    mechanism: mechanism.clone(),
+                    n,
+                    k_range: None,
+                    quantities,
+                    options: PairOptions::default(),
+                    backend: Backend::Mpfr { precision: 192 },
+                    exact_ctx: ExactCtx::default(),
+                    prune: false,
+                    with_ends: false,
+                    escalate_above: None,
+                })
+                .unwrap();
+                for (a, b) in ours.rows.iter().zip(&binary.rows) {
+                    assert!(
+                        a.value.lo() <= b.value.hi() && b.value.lo() <= a.value.hi(),
+                        "{spec} n = {n}: {} against the binary profile's {}",
+                        a.value,
+                        b.value
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_search_equals_brute_force_over_every_dataset() {
         let generic = randomizer_from_text(
             "generic.toml",
