@@ -95,10 +95,12 @@ impl CompositionBox {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn compositions(inputs: usize, m: u64) -> Vec<Vec<u64>> {
+    /// Every composition of `m` users over `inputs` inputs (for the tests of this module and
+    /// its siblings).
+    pub(in crate::profile_inputs) fn compositions(inputs: usize, m: u64) -> Vec<Vec<u64>> {
         if inputs == 1 {
             return vec![vec![m]];
         }

@@ -408,14 +408,10 @@ impl Search<'_> {
         self.arithmetic.insert(arithmetic.to_string());
     }
 
-    /// Evaluates the dataset pairs of one composition under one unordered switch (both
-    /// directions), for every quantity.
-    fn leaf(&mut self, switch: (usize, usize), counts: &[u64], open: &[bool]) -> Result<()> {
-        let bq = self.background_query(switch, counts);
-        self.stats.pairs_evaluated += 1;
-        // One δ computation: each open δ quantity's threshold, and each open ε quantity's best
-        // lower end so far (where the pair's δ is already at most the target there, its ε is
-        // at most that best and its own ε search is not needed).
+    /// The thresholds one δ computation answers for the open quantities: each δ quantity's,
+    /// and each ε quantity's best lower end so far (none before one is found); and per
+    /// quantity, its threshold's index.
+    fn thresholds(&self, open: &[bool]) -> (Vec<Threshold>, Vec<Option<usize>>) {
         let mut thresholds = Vec::new();
         let mut slot = vec![None; open.len()];
         for (i, quantity) in self.q.quantities.iter().enumerate() {
@@ -431,6 +427,18 @@ impl Search<'_> {
             slot[i] = Some(thresholds.len());
             thresholds.push(t);
         }
+        (thresholds, slot)
+    }
+
+    /// Evaluates the dataset pairs of one composition under one unordered switch (both
+    /// directions), for every quantity.
+    fn leaf(&mut self, switch: (usize, usize), counts: &[u64], open: &[bool]) -> Result<()> {
+        let bq = self.background_query(switch, counts);
+        self.stats.pairs_evaluated += 1;
+        // One δ computation: each open δ quantity's threshold, and each open ε quantity's best
+        // lower end so far (where the pair's δ is already at most the target there, its ε is
+        // at most that best and its own ε search is not needed).
+        let (thresholds, slot) = self.thresholds(open);
         let deltas = if thresholds.is_empty() {
             Vec::new()
         } else {
@@ -508,24 +516,7 @@ impl Search<'_> {
         open: &[bool],
         orbits: &Orbits,
     ) -> Result<(f64, Vec<bool>, Vec<Option<Enclosure>>)> {
-        // Thresholds: each open δ quantity's, and each open ε quantity's best lower end.
-        let mut thresholds = Vec::new();
-        let mut slot = vec![None; open.len()];
-        for (i, quantity) in self.q.quantities.iter().enumerate() {
-            if !open[i] {
-                continue;
-            }
-            let t = match quantity {
-                Quantity::Delta(t) => t.clone(),
-                Quantity::Epsilon(_) => match &self.best[i] {
-                    Some(best) => Threshold::Eps(best.clone()),
-                    None => continue,
-                },
-                Quantity::Renyi(_) => unreachable!("refused up front"),
-            };
-            slot[i] = Some(thresholds.len());
-            thresholds.push(t);
-        }
+        let (thresholds, slot) = self.thresholds(open);
         if thresholds.is_empty() {
             return Ok((work.priority, open.to_vec(), work.parent.clone()));
         }
@@ -863,6 +854,7 @@ fn hi_at_most(e: &Enclosure, q: &Rational) -> bool {
 mod tests {
     use super::*;
     use crate::mechanism::randomizer::{load_randomizer, randomizer_from_text};
+    use crate::profile_inputs::boxes::tests::compositions;
 
     fn query(r: &Randomizer, n: u64, quantities: Vec<Quantity>) -> InputsProfileQuery {
         InputsProfileQuery {
@@ -881,22 +873,6 @@ mod tests {
             (true, Endpoint::Finite(q)) => Some(q.clone()),
             _ => None,
         }
-    }
-
-    fn compositions(inputs: usize, m: u64) -> Vec<Vec<u64>> {
-        if inputs == 1 {
-            return vec![vec![m]];
-        }
-        (0..=m)
-            .flat_map(|first| {
-                compositions(inputs - 1, m - first)
-                    .into_iter()
-                    .map(move |mut rest| {
-                        rest.insert(0, first);
-                        rest
-                    })
-            })
-            .collect()
     }
 
     /// δ_{Q‖P} at e^ε = c maximised over every dataset pair, one pair at a time.

@@ -162,6 +162,7 @@ fn entry_ids(rows: &[Vec<Entry>]) -> Vec<Vec<u32>> {
 mod tests {
     use super::*;
     use crate::mechanism::randomizer::load_randomizer;
+    use crate::profile_inputs::boxes::tests::compositions;
     use rug::Rational;
 
     fn exact(rows: &[&[(i64, i64)]]) -> Vec<Vec<Entry>> {
@@ -201,22 +202,6 @@ mod tests {
             c
         };
         cols(sigma) == cols(&(0..rows.len()).collect::<Vec<_>>())
-    }
-
-    fn compositions(inputs: usize, m: u64) -> Vec<Vec<u64>> {
-        if inputs == 1 {
-            return vec![vec![m]];
-        }
-        (0..=m)
-            .flat_map(|first| {
-                compositions(inputs - 1, m - first)
-                    .into_iter()
-                    .map(move |mut rest| {
-                        rest.insert(0, first);
-                        rest
-                    })
-            })
-            .collect()
     }
 
     /// Soundness by brute force: a canonical form is the image of the composition under a
