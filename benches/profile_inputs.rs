@@ -23,6 +23,7 @@ fn query(spec: &str, n: u64) -> InputsProfileQuery {
         backend: Backend::Interval,
         exact_ctx: ExactCtx::default(),
         escalate_above: Some(1e-9),
+        symmetry: true,
     }
 }
 

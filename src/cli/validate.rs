@@ -945,6 +945,7 @@ pub fn inputs_profile_query(args: &ProfileArgs) -> Result<Option<InputsProfileQu
         backend: c.backend,
         exact_ctx: c.exact_ctx,
         escalate_above: c.escalate_above,
+        symmetry: true,
     }))
 }
 

@@ -45,6 +45,9 @@ pub struct InputsProfileQuery {
     pub backend: Backend,
     pub exact_ctx: ExactCtx,
     pub escalate_above: Option<f64>,
+    /// Search each orbit of the rows' symmetries once (the default); off, every switch and
+    /// composition is searched (for cross-checks).
+    pub symmetry: bool,
 }
 
 /// A neighbouring pair of datasets: the others' composition and the switched user's input in
@@ -214,7 +217,11 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     };
     // One switch per orbit of the rows' symmetries, and compositions up to the symmetries
     // that fix the switch (orbits.rs).
-    let orbits = Orbits::detect(&q.randomizer.rows);
+    let orbits = if q.symmetry {
+        Orbits::detect(&q.randomizer.rows)
+    } else {
+        Orbits::none(inputs)
+    };
     let represented = orbits.switch_representatives();
     let switches: Vec<(usize, usize)> = represented.iter().map(|(s, _)| *s).collect();
     s.stats.switches = (switches.len(), inputs * (inputs - 1) / 2);
@@ -865,6 +872,7 @@ mod tests {
             backend: Backend::Exact,
             exact_ctx: ExactCtx::default(),
             escalate_above: None,
+            symmetry: true,
         }
     }
 

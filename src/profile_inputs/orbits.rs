@@ -62,6 +62,13 @@ impl Orbits {
         Orbits { component }
     }
 
+    /// No symmetry used: every input its own component.
+    pub fn none(inputs: usize) -> Orbits {
+        Orbits {
+            component: (0..inputs).collect(),
+        }
+    }
+
     /// Whether no two inputs are exchangeable.
     pub fn is_trivial(&self) -> bool {
         self.component.iter().enumerate().all(|(x, &c)| x == c)

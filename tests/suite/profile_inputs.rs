@@ -5,6 +5,7 @@
 use crate::common::*;
 use num_rational::BigRational;
 use num_traits::Zero;
+use proptest::prelude::*;
 
 const THREE: &str = "fixtures/randomizers/three-inputs.toml";
 
@@ -164,4 +165,78 @@ fn scan_options_and_renyi_orders_are_refused_for_more_inputs() {
         assert_fails(&[&base[..], &extra[..]].concat(), needle);
     }
     assert_fails(&["profile", "-m", THREE, "--n", "20"], "--eps");
+}
+
+/// A random rational randomizer on three inputs; with `twin`, input 2 repeats input 0 with two
+/// outputs swapped (so the search has a symmetry to use).
+fn randomizer() -> impl Strategy<Value = shufflecert::mechanism::randomizer::Randomizer> {
+    (2usize..=3)
+        .prop_flat_map(|d| (row(d, 12), row(d, 12), row(d, 12), any::<bool>()))
+        .prop_map(|(a, b, c, twin)| {
+            let c = if twin {
+                let mut t = a.clone();
+                t.swap(0, 1);
+                t
+            } else {
+                c
+            };
+            let d = a.len();
+            shufflecert::mechanism::randomizer::Randomizer {
+                name: "random".into(),
+                inputs: vec!["0".into(), "1".into(), "2".into()],
+                outputs: (0..d).map(|y| y.to_string()).collect(),
+                rows: [a, b, c]
+                    .into_iter()
+                    .map(|r| {
+                        r.into_iter()
+                            .map(shufflecert::mechanism::Entry::Exact)
+                            .collect()
+                    })
+                    .collect(),
+                eps0: None,
+                source: None,
+                restriction_of: None,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Pruning never closes a box that holds the maximum, with and without the symmetry
+    /// reduction: both searches equal brute force over every dataset, exactly.
+    #[test]
+    fn pruning_and_symmetry_keep_the_maximum(r in randomizer(), n in 1u64..=4) {
+        use shufflecert::profile_inputs::{InputsProfileQuery, inputs_profile};
+        let c = rug::Rational::from((3, 2));
+        let rows: Vec<Vec<BigRational>> = r
+            .rows
+            .iter()
+            .map(|row| row.iter().map(|e| match e {
+                shufflecert::mechanism::Entry::Exact(v) => to_big(v),
+                _ => unreachable!("exact rows"),
+            }).collect())
+            .collect();
+        let expected = brute_force_max(&rows, n as usize, &to_big(&c));
+        for symmetry in [true, false] {
+            let q = InputsProfileQuery {
+                randomizer: r.clone(),
+                n,
+                quantities: vec![shufflecert::profile::Quantity::Delta(
+                    shufflecert::query::Threshold::ExpEps(c.clone()),
+                )],
+                options: Default::default(),
+                backend: shufflecert::query::Backend::Exact,
+                exact_ctx: Default::default(),
+                escalate_above: None,
+                symmetry,
+            };
+            let p = inputs_profile(&q).unwrap();
+            let shufflecert::enclosure::Endpoint::Finite(lo) = p.rows[0].value.lo() else {
+                panic!("finite")
+            };
+            prop_assert!(p.rows[0].value.is_point(), "exact backend");
+            prop_assert_eq!(to_big(lo), expected.clone(), "symmetry {}", symmetry);
+        }
+    }
 }
