@@ -847,13 +847,6 @@ fn profile_inputs(
     a: &args::ProfileArgs,
     query: &crate::profile_inputs::InputsProfileQuery,
 ) -> Result<Outcome> {
-    if a.common.certificate.is_some() {
-        return Err(Error::argument(
-            "--certificate",
-            "the profile of a randomizer on more than two inputs does not write certificates yet; \
-             `bounds --certificate` certifies the range of the same worst case",
-        ));
-    }
     let threads = validate::profile_threads(a)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
@@ -863,6 +856,9 @@ fn profile_inputs(
     let result = pool.install(|| {
         crate::progress::mute_notes_if(muted, || crate::profile_inputs::inputs_profile(query))
     })?;
+    if let Some(path) = &a.common.certificate {
+        certify::write(path, certify::inputs_profile_parts(query, &result))?;
+    }
     Ok(Outcome::from(render(
         a.common.json,
         || output::inputs_profile_json(query, &result),

@@ -86,10 +86,39 @@ pub struct Closure {
     pub boxed: CompositionBox,
     /// The quantity's index in the query.
     pub quantity: usize,
-    /// The bound at the box's lower corner (δ, two-sided), at `at` for an ε quantity (the
-    /// best lower end then).
-    pub bound: Enclosure,
-    pub at: Option<Rational>,
+    pub reason: ClosedBy,
+}
+
+/// What closed a box for a quantity.
+#[derive(Clone, Debug)]
+pub enum ClosedBy {
+    /// The box lies in the box of `bounds[i]` (itself or an ancestor), whose bound is at most
+    /// the best value found (a δ quantity), or whose two-sided δ at the threshold, the best ε
+    /// found then, is at most the target (an ε quantity).
+    Bound(usize),
+    /// An ε quantity at one composition: its two-sided δ at `at`, the best ε found then, is at
+    /// most the target, so its ε is at most `at`.
+    Screened { at: Rational, delta: Enclosure },
+}
+
+/// A box's bound (Lemmas 1 and 2 of proofs-notes/inputs-profile.md), as a certificate records
+/// it: the switch and box, the breakpoints `j_1 < … < j_L` of the blanket's users (none: the
+/// pair of the lower corner alone) and, per quantity bounded, its threshold and the bound.
+#[derive(Clone, Debug)]
+pub struct BoundRecord {
+    pub switch: (usize, usize),
+    pub boxed: CompositionBox,
+    pub breakpoints: Vec<u64>,
+    pub values: Vec<Option<(Threshold, Enclosure)>>,
+}
+
+/// One evaluated composition under one unordered switch `{a, b}`: per quantity its certified
+/// `[δ_{Q‖P}, δ_{P‖Q}]` (or ε), the dataset pairs `b → a` and `a → b`, where it was computed.
+#[derive(Clone, Debug)]
+pub struct PairRecord {
+    pub switch: (usize, usize),
+    pub counts: Vec<u64>,
+    pub values: Vec<Option<[Enclosure; 2]>>,
 }
 
 /// Work done.
@@ -114,6 +143,13 @@ pub struct InputsStats {
 pub struct InputsProfile {
     pub rows: Vec<InputsRow>,
     pub stats: InputsStats,
+    /// The proof: the rows' symmetries used (their components of exchangeable inputs, each of
+    /// at least two), the switches searched, every pair evaluated, every bound made and every
+    /// closure.
+    pub symmetry: Vec<Vec<usize>>,
+    pub switches: Vec<(usize, usize)>,
+    pub records: Vec<PairRecord>,
+    pub bounds: Vec<BoundRecord>,
     pub closures: Vec<Closure>,
     pub arithmetic: String,
 }
@@ -126,9 +162,9 @@ struct Work {
     switch: (usize, usize),
     boxed: CompositionBox,
     open: Vec<bool>,
-    /// Per δ quantity, the parent's bound (it bounds this box too): once the best value
-    /// found reaches it, the box closes without a pair of its own.
-    parent: Vec<Option<Enclosure>>,
+    /// Per δ quantity, the parent's bound and its record (it bounds this box too): once the
+    /// best value found reaches it, the box closes without a pair of its own.
+    parent: Vec<Option<(Enclosure, usize)>>,
 }
 
 impl PartialEq for Work {
@@ -158,6 +194,8 @@ struct Search<'a> {
     /// Per quantity, the largest certified lower end found.
     best: Vec<Option<Rational>>,
     stats: InputsStats,
+    records: Vec<PairRecord>,
+    bounds: Vec<BoundRecord>,
     closures: Vec<Closure>,
     arithmetic: std::collections::BTreeSet<String>,
     seq: u64,
@@ -207,6 +245,8 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         found: vec![Vec::new(); q.quantities.len()],
         best: vec![None; q.quantities.len()],
         stats: InputsStats::default(),
+        records: Vec::new(),
+        bounds: Vec::new(),
         closures: Vec::new(),
         arithmetic: Default::default(),
         seq: 0,
@@ -318,7 +358,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         }
     }
     drop(stage);
-    Ok(s.finish())
+    Ok(s.finish(orbits.components(), switches))
 }
 
 impl Search<'_> {
@@ -328,7 +368,7 @@ impl Search<'_> {
         boxed: CompositionBox,
         open: Vec<bool>,
         priority: f64,
-        parent: Vec<Option<Enclosure>>,
+        parent: Vec<Option<(Enclosure, usize)>>,
     ) {
         self.seq += 1;
         self.heap.push(Work {
@@ -346,7 +386,7 @@ impl Search<'_> {
     fn closed_by_parent(&mut self, work: &Work) -> Vec<bool> {
         let mut open = work.open.clone();
         for (i, bound) in work.parent.iter().enumerate() {
-            let (Some(bound), Some(best)) = (bound, &self.best[i]) else {
+            let (Some((bound, record)), Some(best)) = (bound, &self.best[i]) else {
                 continue;
             };
             if open[i] && hi_at_most(bound, best) {
@@ -355,8 +395,7 @@ impl Search<'_> {
                     switch: work.switch,
                     boxed: work.boxed.clone(),
                     quantity: i,
-                    bound: bound.clone(),
-                    at: None,
+                    reason: ClosedBy::Bound(*record),
                 });
             }
         }
@@ -453,6 +492,11 @@ impl Search<'_> {
             self.note_arithmetic(&computed.arithmetic);
             computed.result
         };
+        let mut record = PairRecord {
+            switch,
+            counts: counts.to_vec(),
+            values: vec![None; open.len()],
+        };
         for (i, quantity) in self.q.quantities.iter().enumerate() {
             if !open[i] {
                 continue;
@@ -466,6 +510,7 @@ impl Search<'_> {
                     if let Some(k) = slot[i] {
                         let two_sided = deltas[k].qp.max(&deltas[k].pq);
                         if hi_at_most(&two_sided, delta) {
+                            let at = self.best[i].clone().expect("a slot means a best ε");
                             self.closures.push(Closure {
                                 switch,
                                 boxed: CompositionBox {
@@ -473,8 +518,10 @@ impl Search<'_> {
                                     hi: counts.to_vec(),
                                 },
                                 quantity: i,
-                                bound: two_sided,
-                                at: self.best[i].clone(),
+                                reason: ClosedBy::Screened {
+                                    at,
+                                    delta: two_sided,
+                                },
                             });
                             continue;
                         }
@@ -490,6 +537,7 @@ impl Search<'_> {
                 }
                 Quantity::Renyi(_) => unreachable!("refused up front"),
             };
+            record.values[i] = Some([qp.clone(), pq.clone()]);
             for (direction, value) in [(Direction::Qp, qp), (Direction::Pq, pq)] {
                 // `δ_{Q‖P}` is δ(law of b ‖ law of a): the dataset pair `b → a`.
                 let (x1, x1_prime) = match direction {
@@ -511,6 +559,7 @@ impl Search<'_> {
                 });
             }
         }
+        self.records.push(record);
         Ok(())
     }
 
@@ -522,7 +571,7 @@ impl Search<'_> {
         work: &Work,
         open: &[bool],
         orbits: &Orbits,
-    ) -> Result<(f64, Vec<bool>, Vec<Option<Enclosure>>)> {
+    ) -> Result<(f64, Vec<bool>, Vec<Option<(Enclosure, usize)>>)> {
         let (thresholds, slot) = self.thresholds(open);
         if thresholds.is_empty() {
             return Ok((work.priority, open.to_vec(), work.parent.clone()));
@@ -603,6 +652,16 @@ impl Search<'_> {
             }
         }
         self.stats.boxes_bounded += 1;
+        let index = self.bounds.len();
+        self.bounds.push(BoundRecord {
+            switch: work.switch,
+            boxed: work.boxed.clone(),
+            breakpoints: match plan.row {
+                Some(_) => plan.points.iter().map(|(j, _)| *j).collect(),
+                None => Vec::new(),
+            },
+            values: vec![None; open.len()],
+        });
         let mut still_open = open.to_vec();
         let mut bounds = work.parent.clone();
         let mut priority = 0.0f64;
@@ -622,19 +681,16 @@ impl Search<'_> {
                 _ => false,
             };
             if matches!(quantity, Quantity::Delta(_)) {
-                bounds[i] = Some(two_sided.clone());
+                bounds[i] = Some((two_sided.clone(), index));
             }
+            self.bounds[index].values[i] = Some((thresholds[k].clone(), two_sided));
             if closes {
                 still_open[i] = false;
                 self.closures.push(Closure {
                     switch: work.switch,
                     boxed: work.boxed.clone(),
                     quantity: i,
-                    bound: two_sided,
-                    at: match quantity {
-                        Quantity::Epsilon(_) => self.best[i].clone(),
-                        _ => None,
-                    },
+                    reason: ClosedBy::Bound(index),
                 });
             }
         }
@@ -766,7 +822,7 @@ impl Search<'_> {
         bq
     }
 
-    fn finish(self) -> InputsProfile {
+    fn finish(self, symmetry: Vec<Vec<usize>>, switches: Vec<(usize, usize)>) -> InputsProfile {
         let rows = self
             .q
             .quantities
@@ -792,6 +848,10 @@ impl Search<'_> {
         InputsProfile {
             rows,
             stats: self.stats,
+            symmetry,
+            switches,
+            records: self.records,
+            bounds: self.bounds,
             closures: self.closures,
             arithmetic: self.arithmetic.into_iter().collect::<Vec<_>>().join(", "),
         }
@@ -815,7 +875,7 @@ struct BoundPlan {
 /// A rational lower bound on every entry: the entry when exact; for randomized response given
 /// by a real ε0, the smaller of its values at the two ends of the bracket of `e^{ε0}` (each entry
 /// is monotone in `e^{ε0}`). Lemma 2 holds with any such floor.
-fn entry_floor(r: &Randomizer) -> Option<Vec<Vec<Rational>>> {
+pub fn entry_floor(r: &Randomizer) -> Option<Vec<Vec<Rational>>> {
     let exact = |r: &Randomizer| -> Option<Vec<Vec<Rational>>> {
         r.rows
             .iter()

@@ -69,6 +69,32 @@ impl Orbits {
         }
     }
 
+    /// The symmetries a certificate recorded: components of at least two inputs each (checked
+    /// by the verifier before use), the other inputs alone.  `None` when the components
+    /// overlap or name an input out of range.
+    pub fn from_components(inputs: usize, components: &[Vec<usize>]) -> Option<Orbits> {
+        let mut component: Vec<usize> = (0..inputs).collect();
+        let mut seen = vec![false; inputs];
+        for members in components {
+            let least = *members.iter().min()?;
+            for &x in members {
+                if x >= inputs || std::mem::replace(&mut seen[x], true) {
+                    return None;
+                }
+                component[x] = least;
+            }
+        }
+        Some(Orbits { component })
+    }
+
+    /// The components of at least two inputs, each in increasing order.
+    pub fn components(&self) -> Vec<Vec<usize>> {
+        self.members()
+            .into_iter()
+            .filter(|m| m.len() >= 2)
+            .collect()
+    }
+
     /// Whether no two inputs are exchangeable.
     pub fn is_trivial(&self) -> bool {
         self.component.iter().enumerate().all(|(x, &c)| x == c)

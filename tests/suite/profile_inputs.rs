@@ -160,7 +160,6 @@ fn scan_options_and_renyi_orders_are_refused_for_more_inputs() {
         (vec!["--plot", "x.svg"], "--plot"),
         (vec!["--renyi-order", "2"], "--renyi-order"),
         (vec!["--engine", "general"], "--engine"),
-        (vec!["--certificate", "x.json"], "--certificate"),
     ] {
         assert_fails(&[&base[..], &extra[..]].concat(), needle);
     }
@@ -239,4 +238,141 @@ proptest! {
             prop_assert_eq!(to_big(lo), expected.clone(), "symmetry {}", symmetry);
         }
     }
+}
+
+/// A profile certificate and what `verify` says of a copy edited by `edit` (digest recomputed).
+fn verdict_after(
+    cert: &serde_json::Value,
+    name: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> (i32, String) {
+    let file = crate::certificates::tampered(cert, name, true, edit);
+    let (status, report) = crate::certificates::verify(&file);
+    (status, report["problems"].to_string())
+}
+
+#[test]
+fn certificates_verify_and_every_tampering_is_rejected() {
+    use serde_json::json;
+    let (file, cert) = crate::certificates::certify(
+        &[
+            "profile",
+            "-m",
+            "k-rr:k=4,exp_eps0=3",
+            "--n",
+            "10",
+            "--eps",
+            "0.3",
+            "--delta",
+            "1e-3",
+        ],
+        "inputs-profile.json",
+    );
+    assert!(shufflecert::certificate::schema_errors(&cert).is_empty());
+    assert_eq!(cert["schema"], "shufflecert/certificate/v2");
+    let (status, report) = crate::certificates::verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(report["confirmed"].as_u64().unwrap() >= 3, "{report}");
+    let method = &cert["method"];
+    let closure = |reason: &str| {
+        method["closures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|c| c["reason"] == reason)
+            .unwrap()
+    };
+    let bound = closure("bound");
+    let screened = closure("screened");
+
+    // A missing subtree: its compositions are neither evaluated nor closed.
+    let (status, problems) = verdict_after(&cert, "missing.json", |c| {
+        c["method"]["closures"]
+            .as_array_mut()
+            .unwrap()
+            .remove(bound);
+    });
+    assert_eq!(status, 1);
+    assert!(
+        problems.contains("neither evaluated nor closed"),
+        "{problems}"
+    );
+    // A closure pointed at a bound that does not close it (the root's, over everything).
+    let (status, problems) = verdict_after(&cert, "root.json", |c| {
+        c["method"]["closures"][bound]["bound"] = json!(0);
+    });
+    assert_eq!(status, 1);
+    assert!(problems.contains("rebuilt is"), "{problems}");
+    // A bound whose blanket keeps almost nothing: every free user in the tail.
+    let index = method["closures"][bound]["bound"].as_u64().unwrap() as usize;
+    let (status, problems) = verdict_after(&cert, "breakpoints.json", |c| {
+        let b = &mut c["method"]["bounds"][index];
+        let users = 9 - b["lo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .sum::<u64>();
+        b["breakpoints"] = json!([users]);
+    });
+    assert_eq!(status, 1, "{problems}");
+    // A closure moved to a box its bound does not contain.
+    let (status, problems) = verdict_after(&cert, "moved.json", |c| {
+        let cl = &mut c["method"]["closures"][bound];
+        cl["lo"] = json!([0, 0, 0, 0]);
+        cl["hi"] = json!([9, 9, 9, 9]);
+        cl["bound"] = json!(index);
+    });
+    assert_eq!(status, 1);
+    assert!(problems.contains("does not lie in the box"), "{problems}");
+    // A screened composition at an ε above the best found.
+    let (status, problems) = verdict_after(&cert, "screened.json", |c| {
+        c["method"]["closures"][screened]["at"] = json!("5");
+    });
+    assert_eq!(status, 1);
+    assert!(problems.contains("above the best value"), "{problems}");
+    // A symmetry the rows do not have, and switches that drop an orbit.
+    let three = crate::certificates::certify(
+        &[
+            "profile",
+            "-m",
+            THREE,
+            "--n",
+            "6",
+            "--eps",
+            "0.5",
+            "--backend",
+            "exact",
+        ],
+        "three.json",
+    );
+    assert_eq!(crate::certificates::verify(&three.0).0, 0);
+    let (status, problems) = verdict_after(&three.1, "symmetry.json", |c| {
+        c["method"]["symmetry"] = json!([["low", "mid", "high"]]);
+        c["method"]["switches"] = json!([["low", "mid"]]);
+    });
+    assert_eq!(status, 1);
+    assert!(problems.contains("does not map the rows"), "{problems}");
+    let (status, problems) = verdict_after(&three.1, "switches.json", |c| {
+        c["method"]["switches"].as_array_mut().unwrap().pop();
+    });
+    assert_eq!(status, 1);
+    assert!(problems.contains("method.switches"), "{problems}");
+    // A recorded value, and the row, moved off the true value.
+    let (status, _) = verdict_after(&cert, "record.json", |c| {
+        c["method"]["records"][0]["values"][0][1] = json!({"lo": "1/2", "hi": "1/2"});
+    });
+    assert_eq!(status, 1);
+    let (status, problems) = verdict_after(&cert, "row.json", |c| {
+        c["report"]["results"][0]["delta_profile"] = json!({"lo": "0", "hi": "1/1000000"});
+    });
+    assert_eq!(status, 1, "{problems}");
+    // Edited without a new digest.
+    let file = crate::certificates::tampered(&cert, "digest.json", false, |c| {
+        c["method"]["closures"]
+            .as_array_mut()
+            .unwrap()
+            .remove(bound);
+    });
+    assert_eq!(crate::certificates::verify(&file).0, 1);
 }

@@ -29,6 +29,7 @@ mod index_check;
 mod limit;
 mod pair;
 mod profile;
+mod profile_inputs;
 mod range_audit;
 
 use super::reference;
@@ -322,6 +323,9 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
             "bounds" => bounds::verify_bounds(&cert, &randomizer, &settings, &mut tally)?,
             "audit" => range_audit::verify_range_audit(&cert, &randomizer, &settings, &mut tally)?,
             "check" => index_check::verify_index_check(&cert, &randomizer, &settings, &mut tally)?,
+            "profile" => {
+                profile_inputs::verify_inputs_profile(&cert, &randomizer, &settings, &mut tally)?
+            }
             "delta" | "epsilon" | "divergences" if !cert["report"]["background"].is_null() => {
                 let subject = PairSubject::Background {
                     background: pair::background_of(&cert["report"], &randomizer)?,
@@ -415,6 +419,8 @@ fn check_version(
         Some("a bounds range")
     } else if command == "check" {
         Some("a check of predictions")
+    } else if command == "profile" && cert["mechanism"]["exact"].get("rows").is_some() {
+        Some("a profile over every dataset (a randomizer with more than two inputs)")
     } else if command == "audit" && cert["mechanism"]["exact"].get("rows").is_some() {
         Some("an audit against a range (a randomizer with more than two inputs)")
     } else if !report["background"].is_null() {

@@ -1,0 +1,990 @@
+//! A profile over every dataset (a randomizer on more than two inputs) re-derived from its
+//! proof (proofs-notes/inputs-profile.md): the symmetries checked on the rows, every evaluated
+//! pair recomputed, every closure borne out by a bound rebuilt from scratch (the blanket's
+//! binomial weights exact, the breakpoints' pairs recomputed), and every composition of every
+//! switch reached, in the tree of boxes, by a closure or an evaluated pair.
+
+use super::pair::PairSubject;
+use super::{Tally, enclosure_at, higher_precision, users_at};
+use crate::certificate::Settings;
+use crate::enclosure::{Enclosure, Endpoint, exact_string, parse_rational};
+use crate::error::{Error, Result};
+use crate::exact::background::Background;
+use crate::mechanism::Entry;
+use crate::mechanism::randomizer::Randomizer;
+use crate::profile::Quantity;
+use crate::profile_inputs::boxes::CompositionBox;
+use crate::profile_inputs::orbits::Orbits;
+use crate::query::{Backend, DeltaJob, EpsilonJob, Threshold};
+use rayon::prelude::*;
+use rug::Rational;
+use rug::ops::PowAssign;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// An unordered switch and a composition (or a box's two corners).
+type Key = ((usize, usize), Vec<u64>);
+
+/// The proof as read back from `method`.
+struct Proof {
+    quantities: Vec<Quantity>,
+    switches: Vec<(usize, usize)>,
+    records: Vec<Record>,
+    bounds: Vec<BoundRecord>,
+    closures: Vec<Closure>,
+}
+
+struct Record {
+    switch: (usize, usize),
+    counts: Vec<u64>,
+    values: Vec<Option<[Enclosure; 2]>>,
+}
+
+struct BoundRecord {
+    switch: (usize, usize),
+    boxed: CompositionBox,
+    breakpoints: Vec<u64>,
+    thresholds: Vec<Option<Threshold>>,
+}
+
+enum Reason {
+    Bound(usize),
+    Screened { at: Rational },
+}
+
+struct Closure {
+    switch: (usize, usize),
+    boxed: CompositionBox,
+    quantity: usize,
+    reason: Reason,
+}
+
+/// Verifies a `profile` certificate of a randomizer on more than two inputs.
+pub(super) fn verify_inputs_profile(
+    cert: &Value,
+    r: &Randomizer,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let report = &cert["report"];
+    let method = &cert["method"];
+    let n = users_at(&report["n"], "report.n")?;
+    let m = n - 1;
+    let inputs = r.rows.len();
+    let proof = read_proof(method, r, m)?;
+    let fields = row_fields(report, &proof.quantities, tally);
+    tally.route(
+        "inputs profile proof (symmetries checked on the rows, each closure's bound rebuilt with exact binomial weights, every composition of every switch reached)",
+    );
+
+    // The symmetries: each recorded component's transpositions (x0 xi) checked on the rows.
+    let components = names_lists(&method["symmetry"], r, "method.symmetry")?;
+    for members in &components {
+        let least = members.iter().copied().min().unwrap_or_default();
+        for &x in members.iter().filter(|&&x| x != least) {
+            if !transposition_is_symmetry(&r.rows, least, x) {
+                tally.problem(format!(
+                    "method.symmetry: swapping inputs {} and {} does not map the rows to rows up to a permutation of the outputs",
+                    r.inputs[least], r.inputs[x]
+                ));
+            }
+        }
+    }
+    let Some(orbits) = Orbits::from_components(inputs, &components) else {
+        tally.problem("method.symmetry: components overlap or are empty");
+        return Ok(());
+    };
+    let mut expected: Vec<(usize, usize)> = orbits
+        .switch_representatives()
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect();
+    expected.sort_unstable();
+    let mut switches = proof.switches.clone();
+    switches.sort_unstable();
+    if switches != expected {
+        tally.problem(
+            "method.switches: not one switch per orbit of the recorded symmetries on pairs of inputs",
+        );
+    }
+
+    // Every evaluated pair recomputed, in MPFR at a higher precision and exactly where
+    // affordable; per quantity and route the largest recomputed value, and over every route the
+    // largest recomputed lower end (a concrete dataset's value, so at most the maximum).
+    let precision = higher_precision(settings);
+    let quantities = &proof.quantities;
+    let mut best: Vec<Option<Rational>> = vec![None; quantities.len()];
+    let mut maxima: HashMap<String, Vec<Option<Enclosure>>> = HashMap::new();
+    let recomputed: Vec<Vec<(String, Vec<Option<[Enclosure; 2]>>)>> = proof
+        .records
+        .par_iter()
+        .map(|rec| recompute_record(rec, r, settings, quantities, precision))
+        .collect::<Result<_>>()?;
+    for (j, (rec, routes)) in proof.records.iter().zip(&recomputed).enumerate() {
+        for (i, v) in rec.values.iter().enumerate() {
+            if let Some([qp, pq]) = v {
+                tally.certified(
+                    &format!("method.records.{j}.values.{i}.0"),
+                    qp.clone(),
+                    true,
+                );
+                tally.certified(
+                    &format!("method.records.{j}.values.{i}.1"),
+                    pq.clone(),
+                    true,
+                );
+            }
+        }
+        for (label, values) in routes {
+            tally.route(label.clone());
+            let max = maxima
+                .entry(label.clone())
+                .or_insert_with(|| vec![None; quantities.len()]);
+            for (i, v) in values.iter().enumerate() {
+                let Some(pair) = v else { continue };
+                for (side, e) in pair.iter().enumerate() {
+                    tally.recomputed(&format!("method.records.{j}.values.{i}.{side}"), e, label);
+                    if let Endpoint::Finite(lo) = e.lo()
+                        && best[i].as_ref().is_none_or(|b| lo > b)
+                    {
+                        best[i] = Some(lo.clone());
+                    }
+                    max[i] = Some(match max[i].take() {
+                        Some(prev) => prev.max(e),
+                        None => e.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    // Every closure borne out.
+    let floor = crate::profile_inputs::entry_floor(r);
+    let mut cache: HashMap<(usize, usize), Vec<Option<Rational>>> = HashMap::new();
+    for (c_index, c) in proof.closures.iter().enumerate() {
+        let field = format!("method.closures.{c_index}");
+        let q = &quantities[c.quantity];
+        let Some(best) = &best[c.quantity] else {
+            tally.problem(format!(
+                "{field}: closes quantity {} but no evaluated pair gives it a value",
+                c.quantity
+            ));
+            continue;
+        };
+        match &c.reason {
+            Reason::Screened { at } => {
+                let Quantity::Epsilon(target) = q else {
+                    tally.problem(format!("{field}: screened closures belong to ε quantities"));
+                    continue;
+                };
+                if !c.boxed.is_point() {
+                    tally.problem(format!("{field}: a screened closure is one composition"));
+                    continue;
+                }
+                if at > best {
+                    tally.problem(format!(
+                        "{field}: screened at ε = {}, above the best value found ({})",
+                        exact_string(at),
+                        exact_string(best)
+                    ));
+                    continue;
+                }
+                let bq = background_query(
+                    r,
+                    c.switch,
+                    &c.boxed.lo,
+                    settings,
+                    Backend::Mpfr { precision },
+                );
+                let rows = crate::query::answer(
+                    &bq,
+                    &DeltaJob {
+                        thresholds: vec![Threshold::Eps(at.clone())],
+                    },
+                )?
+                .result;
+                let two_sided = rows[0].qp.max(&rows[0].pq);
+                if !hi_at_most(&two_sided, target) {
+                    tally.problem(format!(
+                        "{field}: δ at ε = {} is {two_sided} (mpfr-{precision}), not certainly ≤ {}",
+                        exact_string(at),
+                        exact_string(target)
+                    ));
+                }
+            }
+            Reason::Bound(b_index) => {
+                let Some(b) = proof.bounds.get(*b_index) else {
+                    tally.problem(format!(
+                        "{field}: names bound {b_index}, which is not recorded"
+                    ));
+                    continue;
+                };
+                if b.switch != c.switch || !contains(&b.boxed, &c.boxed) {
+                    tally.problem(format!(
+                        "{field}: its box does not lie in the box of bound {b_index} under the same switch"
+                    ));
+                    continue;
+                }
+                let Some(threshold) = &b.thresholds[c.quantity] else {
+                    tally.problem(format!(
+                        "{field}: bound {b_index} bounds no value of quantity {}",
+                        c.quantity
+                    ));
+                    continue;
+                };
+                // What the bound must be at most, and for an ε quantity the threshold it must
+                // be at most the best ε found at.
+                let (limit, threshold_ok) = match (q, threshold) {
+                    (Quantity::Delta(t), _) => (best.clone(), threshold.eps_text() == t.eps_text()),
+                    (Quantity::Epsilon(target), Threshold::Eps(at)) => (target.clone(), at <= best),
+                    _ => (Rational::new(), false),
+                };
+                if !threshold_ok {
+                    tally.problem(format!(
+                        "{field}: bound {b_index}'s threshold for quantity {} is not its ε (δ quantities) or at most the best ε found (ε quantities)",
+                        c.quantity
+                    ));
+                    continue;
+                }
+                let mut held = false;
+                let mut last = None;
+                for (route, backend) in [settings.backend, Backend::Mpfr { precision }]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let bound = match cache.get(&(*b_index, route)) {
+                        Some(v) => v.clone(),
+                        None => {
+                            let v = rebuild_bound(b, r, m, floor.as_ref(), settings, backend)
+                                .map_err(|e| {
+                                    Error::argument(format!("method.bounds.{b_index}"), e)
+                                })?;
+                            cache.insert((*b_index, route), v.clone());
+                            v
+                        }
+                    };
+                    let slot = b.thresholds[..c.quantity]
+                        .iter()
+                        .filter(|t| t.is_some())
+                        .count();
+                    match &bound[slot] {
+                        Some(value) if *value <= limit => {
+                            held = true;
+                            break;
+                        }
+                        other => last = Some(other.clone()),
+                    }
+                }
+                if !held {
+                    tally.problem(format!(
+                        "{field}: bound {b_index} rebuilt is {}, not at most {}",
+                        last.flatten()
+                            .map_or("unbounded".to_string(), |v| exact_string(&v)),
+                        exact_string(&limit)
+                    ));
+                }
+            }
+        }
+    }
+
+    // Every composition of every switch reached by a closure or an evaluated pair.
+    check_coverage(&proof, &orbits, inputs, m, tally);
+
+    // The rows: the largest evaluated value, given that everything else is closed below it.
+    for (i, field) in fields.iter().enumerate() {
+        let Some((field, row)) = field else { continue };
+        tally.certified(field, row.clone(), true);
+        for (label, max) in &maxima {
+            if let Some(e) = &max[i] {
+                tally.recomputed(field, e, label);
+            }
+        }
+    }
+    check_argmax(report, &proof, r, &fields, tally);
+    let stats = &report["stats"];
+    if stats["pairs_evaluated"].as_u64() != Some(proof.records.len() as u64)
+        || stats["boxes_bounded"].as_u64() != Some(proof.bounds.len() as u64)
+    {
+        tally.problem(
+            "report.stats: the pairs evaluated and boxes bounded are not those of the proof",
+        );
+    }
+    Ok(())
+}
+
+/// Reads `method` back, checking that every switch, composition and box is one of this
+/// randomizer at n − 1 = `m` other users.
+fn read_proof(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
+    let inputs = r.rows.len();
+    let quantities: Vec<Quantity> = method["quantities"]
+        .as_array()
+        .ok_or_else(|| Error::argument("method.quantities", "missing"))?
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            Quantity::from_json(q)
+                .filter(|q| !matches!(q, Quantity::Renyi(_)))
+                .ok_or_else(|| Error::argument(format!("method.quantities.{i}"), "malformed"))
+        })
+        .collect::<Result<_>>()?;
+    let switch = |v: &Value, field: &str| -> Result<(usize, usize)> {
+        let names = names_list(v, r, field)?;
+        match names.as_slice() {
+            [a, b] if a < b => Ok((*a, *b)),
+            _ => Err(Error::argument(
+                field,
+                "a switch is two distinct inputs in order",
+            )),
+        }
+    };
+    let counts = |v: &Value, field: &str| -> Result<Vec<u64>> {
+        let c: Vec<u64> = v
+            .as_array()
+            .ok_or_else(|| Error::argument(field, "expected counts"))?
+            .iter()
+            .map(|x| {
+                x.as_u64()
+                    .ok_or_else(|| Error::argument(field, "expected counts"))
+            })
+            .collect::<Result<_>>()?;
+        if c.len() != inputs {
+            return Err(Error::argument(field, "one count per input"));
+        }
+        Ok(c)
+    };
+    let boxed = |v: &Value, field: &str| -> Result<CompositionBox> {
+        let lo = counts(&v["lo"], &format!("{field}.lo"))?;
+        let hi = counts(&v["hi"], &format!("{field}.hi"))?;
+        let sum_lo = lo.iter().try_fold(0u64, |s, x| s.checked_add(*x));
+        let sum_hi = hi.iter().try_fold(0u64, |s, x| s.checked_add(*x));
+        if lo.iter().zip(&hi).any(|(l, h)| l > h)
+            || sum_lo.is_none_or(|s| s > m)
+            || sum_hi.is_none_or(|s| s < m)
+        {
+            return Err(Error::argument(
+                field,
+                "not a box of compositions of the others",
+            ));
+        }
+        Ok(CompositionBox { lo, hi })
+    };
+    let list = |key: &str| -> Result<&Vec<Value>> {
+        method[key]
+            .as_array()
+            .ok_or_else(|| Error::argument(format!("method.{key}"), "missing"))
+    };
+    let switches = list("switches")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| switch(v, &format!("method.switches.{i}")))
+        .collect::<Result<_>>()?;
+    let per_quantity = |v: &Value, field: &str| -> Result<Vec<Value>> {
+        match v.as_array() {
+            Some(a) if a.len() == quantities.len() => Ok(a.clone()),
+            _ => Err(Error::argument(field, "one entry per quantity")),
+        }
+    };
+    let records = list("records")?
+        .iter()
+        .enumerate()
+        .map(|(j, v)| {
+            let field = format!("method.records.{j}");
+            let c = counts(&v["counts"], &format!("{field}.counts"))?;
+            if c.iter().try_fold(0u64, |s, x| s.checked_add(*x)) != Some(m) {
+                return Err(Error::argument(
+                    format!("{field}.counts"),
+                    format!("must add up to n − 1 = {m}"),
+                ));
+            }
+            let values = per_quantity(&v["values"], &format!("{field}.values"))?
+                .iter()
+                .enumerate()
+                .map(|(i, p)| -> Result<Option<[Enclosure; 2]>> {
+                    if p.is_null() {
+                        return Ok(None);
+                    }
+                    let at = |s: usize| enclosure_at(&p[s], &format!("{field}.values.{i}.{s}"));
+                    Ok(Some([at(0)?, at(1)?]))
+                })
+                .collect::<Result<_>>()?;
+            Ok(Record {
+                switch: switch(&v["switch"], &format!("{field}.switch"))?,
+                counts: c,
+                values,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let bounds = list("bounds")?
+        .iter()
+        .enumerate()
+        .map(|(j, v)| {
+            let field = format!("method.bounds.{j}");
+            let breakpoints: Vec<u64> = v["breakpoints"]
+                .as_array()
+                .ok_or_else(|| Error::argument(format!("{field}.breakpoints"), "missing"))?
+                .iter()
+                .map(|x| {
+                    x.as_u64()
+                        .ok_or_else(|| Error::argument(format!("{field}.breakpoints"), "malformed"))
+                })
+                .collect::<Result<_>>()?;
+            let thresholds = per_quantity(&v["values"], &format!("{field}.values"))?
+                .iter()
+                .enumerate()
+                .map(|(i, t)| -> Result<Option<Threshold>> {
+                    if t.is_null() {
+                        return Ok(None);
+                    }
+                    t["eps"]
+                        .as_str()
+                        .and_then(Threshold::from_text)
+                        .map(Some)
+                        .ok_or_else(|| {
+                            Error::argument(format!("{field}.values.{i}.eps"), "malformed")
+                        })
+                })
+                .collect::<Result<_>>()?;
+            Ok(BoundRecord {
+                switch: switch(&v["switch"], &format!("{field}.switch"))?,
+                boxed: boxed(v, &field)?,
+                breakpoints,
+                thresholds,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let closures = list("closures")?
+        .iter()
+        .enumerate()
+        .map(|(j, v)| {
+            let field = format!("method.closures.{j}");
+            let quantity = v["quantity"]
+                .as_u64()
+                .map(|q| q as usize)
+                .filter(|q| *q < quantities.len())
+                .ok_or_else(|| Error::argument(format!("{field}.quantity"), "malformed"))?;
+            let reason = match v["reason"].as_str() {
+                Some("bound") => Reason::Bound(
+                    v["bound"]
+                        .as_u64()
+                        .ok_or_else(|| Error::argument(format!("{field}.bound"), "malformed"))?
+                        as usize,
+                ),
+                Some("screened") => Reason::Screened {
+                    at: v["at"]
+                        .as_str()
+                        .and_then(parse_rational)
+                        .filter(|a| *a >= 0)
+                        .ok_or_else(|| Error::argument(format!("{field}.at"), "malformed"))?,
+                },
+                _ => return Err(Error::argument(format!("{field}.reason"), "malformed")),
+            };
+            Ok(Closure {
+                switch: switch(&v["switch"], &format!("{field}.switch"))?,
+                boxed: boxed(v, &field)?,
+                quantity,
+                reason,
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(Proof {
+        quantities,
+        switches,
+        records,
+        bounds,
+        closures,
+    })
+}
+
+/// Input names back to indices.
+fn names_list(v: &Value, r: &Randomizer, field: &str) -> Result<Vec<usize>> {
+    v.as_array()
+        .ok_or_else(|| Error::argument(field, "expected a list of inputs"))?
+        .iter()
+        .map(|name| {
+            name.as_str()
+                .and_then(|name| r.inputs.iter().position(|x| x == name))
+                .ok_or_else(|| Error::argument(field, format!("{name} is not an input")))
+        })
+        .collect()
+}
+
+fn names_lists(v: &Value, r: &Randomizer, field: &str) -> Result<Vec<Vec<usize>>> {
+    v.as_array()
+        .ok_or_else(|| Error::argument(field, "expected lists of inputs"))?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| names_list(c, r, &format!("{field}.{i}")))
+        .collect()
+}
+
+/// Whether swapping rows `a` and `b` leaves the multiset of columns unchanged (entries compared
+/// exactly): then some permutation of the outputs maps the rows to the swapped rows.
+fn transposition_is_symmetry(rows: &[Vec<Entry>], a: usize, b: usize) -> bool {
+    let d = rows[0].len();
+    let column = |y: usize, swap: bool| -> Vec<&Entry> {
+        (0..rows.len())
+            .map(|x| {
+                let from = match x {
+                    _ if !swap => x,
+                    x if x == a => b,
+                    x if x == b => a,
+                    x => x,
+                };
+                &rows[from][y]
+            })
+            .collect()
+    };
+    let mut unused: Vec<Vec<&Entry>> = (0..d).map(|y| column(y, false)).collect();
+    (0..d).all(|y| {
+        let swapped = column(y, true);
+        match unused.iter().position(|c| *c == swapped) {
+            Some(i) => {
+                unused.swap_remove(i);
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+fn background_query(
+    r: &Randomizer,
+    switch: (usize, usize),
+    counts: &[u64],
+    settings: &Settings,
+    backend: Backend,
+) -> crate::query::BackgroundQuery {
+    crate::query::BackgroundQuery {
+        randomizer: r.clone(),
+        background: Background {
+            counts: counts.to_vec(),
+            switch,
+        },
+        options: settings.options.clone(),
+        backend,
+        exact_ctx: settings.exact_ctx,
+        escalate_above: None,
+    }
+}
+
+/// One record's values recomputed in each route: MPFR at `precision`, and exactly where
+/// affordable.
+fn recompute_record(
+    rec: &Record,
+    r: &Randomizer,
+    settings: &Settings,
+    quantities: &[Quantity],
+    precision: u32,
+) -> Result<Vec<(String, Vec<Option<[Enclosure; 2]>>)>> {
+    let background = Background {
+        counts: rec.counts.clone(),
+        switch: rec.switch,
+    };
+    let subject = PairSubject::Background {
+        randomizer: r,
+        background,
+    };
+    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
+    if subject.exact_affordable(settings) {
+        routes.push(("exact".to_string(), Backend::Exact));
+    }
+    routes
+        .into_iter()
+        .map(|(label, backend)| {
+            let query = subject.query(settings, backend);
+            let thresholds: Vec<Threshold> = quantities
+                .iter()
+                .zip(&rec.values)
+                .filter_map(|(q, v)| match (q, v) {
+                    (Quantity::Delta(t), Some(_)) => Some(t.clone()),
+                    _ => None,
+                })
+                .collect();
+            let mut deltas = if thresholds.is_empty() {
+                Vec::new()
+            } else {
+                query.delta(&DeltaJob { thresholds })?.result
+            }
+            .into_iter();
+            let values = quantities
+                .iter()
+                .zip(&rec.values)
+                .map(|(q, v)| -> Result<Option<[Enclosure; 2]>> {
+                    Ok(match (q, v) {
+                        (_, None) => None,
+                        (Quantity::Delta(_), Some(_)) => {
+                            let row = deltas.next().expect("one row per threshold");
+                            Some([row.qp, row.pq])
+                        }
+                        (Quantity::Epsilon(delta), Some(_)) => {
+                            let e = query.epsilon(&EpsilonJob {
+                                delta: delta.clone(),
+                            })?;
+                            Some([e.result.qp.eps, e.result.pq.eps])
+                        }
+                        (Quantity::Renyi(_), _) => None,
+                    })
+                })
+                .collect::<Result<_>>()?;
+            Ok((label, values))
+        })
+        .collect()
+}
+
+/// A bound rebuilt from scratch in `backend` (Lemma 2 of proofs-notes/inputs-profile.md): per
+/// threshold recorded, an upper bound on the two-sided δ of every composition of the box
+/// (`None`: unbounded).  Without breakpoints it is the pair of the lower corner (Lemma 1); with
+/// breakpoints `j_1 < … < j_L ≤ r` it is `P(J < j_1) + Σ_i P(j_i ≤ J < j_{i+1}) δ(lo + j_i U)`
+/// with `J ~ Bin(r, γ)`, the weights exact.
+fn rebuild_bound(
+    b: &BoundRecord,
+    r: &Randomizer,
+    m: u64,
+    floor: Option<&Vec<Vec<Rational>>>,
+    settings: &Settings,
+    backend: Backend,
+) -> std::result::Result<Vec<Option<Rational>>, String> {
+    let thresholds: Vec<Threshold> = b.thresholds.iter().flatten().cloned().collect();
+    let lo = &b.boxed.lo;
+    let two_sided_hi = |query: crate::query::BackgroundQuery| -> std::result::Result<Vec<Option<Rational>>, String> {
+        let rows = crate::query::answer(
+            &query,
+            &DeltaJob {
+                thresholds: thresholds.clone(),
+            },
+        )
+        .map_err(|e| e.to_string())?
+        .result;
+        Ok(rows
+            .iter()
+            .map(|row| match row.qp.max(&row.pq).hi() {
+                Endpoint::Finite(h) => Some(h.clone()),
+                _ => None,
+            })
+            .collect())
+    };
+    if b.breakpoints.is_empty() {
+        return two_sided_hi(background_query(r, b.switch, lo, settings, backend));
+    }
+    let free: Vec<usize> = (0..lo.len()).filter(|&x| lo[x] < b.boxed.hi[x]).collect();
+    let users = m - lo.iter().sum::<u64>();
+    let floor = floor.ok_or("breakpoints need rational lower bounds on the entries")?;
+    if free.is_empty() || users == 0 {
+        return Err("breakpoints, but the box has no free users".into());
+    }
+    if !b.breakpoints.windows(2).all(|w| w[0] < w[1]) || b.breakpoints.last() > Some(&users) {
+        return Err(format!(
+            "the breakpoints must increase and stay at most the {users} free users"
+        ));
+    }
+    let common: Vec<Rational> = (0..floor[0].len())
+        .map(|y| {
+            free.iter()
+                .map(|&x| floor[x][y].clone())
+                .min()
+                .expect("free inputs")
+        })
+        .collect();
+    let gamma: Rational = common.iter().sum();
+    if gamma <= 0 {
+        return Err("the free inputs have no common floor".into());
+    }
+    let row: Vec<Entry> = common
+        .iter()
+        .map(|v| Entry::Exact(v.clone() / &gamma))
+        .collect();
+    let pmf = binomial_pmf(users, &gamma)?;
+    let tail: Rational = pmf[..b.breakpoints[0] as usize].iter().sum();
+    let mut sums: Vec<Option<Rational>> = vec![Some(tail); thresholds.len()];
+    for (i, &j) in b.breakpoints.iter().enumerate() {
+        let end = b
+            .breakpoints
+            .get(i + 1)
+            .map_or(users as usize + 1, |&e| e as usize);
+        let weight: Rational = pmf[j as usize..end].iter().sum();
+        let mut query = background_query(r, b.switch, lo, settings, backend);
+        if j > 0 {
+            query.randomizer.inputs.push("(blanket)".into());
+            query.randomizer.rows.push(row.clone());
+            query.background.counts.push(j);
+        }
+        for (sum, hi) in sums.iter_mut().zip(two_sided_hi(query)?) {
+            *sum = match (sum.take(), hi) {
+                (Some(s), Some(h)) => Some(s + weight.clone() * h),
+                _ => None,
+            };
+        }
+    }
+    Ok(sums)
+}
+
+/// The law of `Bin(r, γ)`, exactly.
+fn binomial_pmf(r: u64, gamma: &Rational) -> std::result::Result<Vec<Rational>, String> {
+    let r32 = u32::try_from(r).map_err(|_| "too many free users".to_string())?;
+    if *gamma >= 1 {
+        let mut pmf = vec![Rational::new(); r as usize + 1];
+        pmf[r as usize] = Rational::from(1);
+        return Ok(pmf);
+    }
+    // pmf_0 = (1 − γ)^r and pmf_{j+1} = pmf_j · (r − j)/(j + 1) · γ/(1 − γ).
+    let q = Rational::from(1) - gamma;
+    let odds = gamma.clone() / &q;
+    let mut term = q;
+    term.pow_assign(r32);
+    let mut pmf = Vec::with_capacity(r as usize + 1);
+    for j in 0..=r {
+        pmf.push(term.clone());
+        if j < r {
+            term *= Rational::from((r - j, j + 1)) * &odds;
+        }
+    }
+    Ok(pmf)
+}
+
+fn contains(outer: &CompositionBox, inner: &CompositionBox) -> bool {
+    outer.lo.iter().zip(&inner.lo).all(|(o, i)| o <= i)
+        && inner.hi.iter().zip(&outer.hi).all(|(i, o)| i <= o)
+}
+
+fn hi_at_most(e: &Enclosure, q: &Rational) -> bool {
+    matches!(e.hi(), Endpoint::Finite(h) if h <= q)
+}
+
+/// Walks each searched switch's tree of boxes from all compositions, splitting as the search
+/// does: every box must have each quantity closed there or above, or be one composition whose
+/// canonical form was evaluated (or screened) for it; every closure must sit in the tree.
+fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: &mut Tally) {
+    let mut at_box: HashMap<(Key, Vec<u64>), Vec<(usize, usize)>> = HashMap::new();
+    let mut screened: HashSet<(Key, usize)> = HashSet::new();
+    for (j, c) in proof.closures.iter().enumerate() {
+        if matches!(c.reason, Reason::Screened { .. }) {
+            screened.insert(((c.switch, c.boxed.lo.clone()), c.quantity));
+        }
+        at_box
+            .entry(((c.switch, c.boxed.lo.clone()), c.boxed.hi.clone()))
+            .or_default()
+            .push((j, c.quantity));
+    }
+    let mut evaluated: HashSet<(Key, usize)> = HashSet::new();
+    for rec in &proof.records {
+        for (i, v) in rec.values.iter().enumerate() {
+            if v.is_some() {
+                evaluated.insert(((rec.switch, rec.counts.clone()), i));
+            }
+        }
+    }
+    let mut reached = vec![false; proof.closures.len()];
+    let mut problems = 0usize;
+    // The tree has at most a bounded box, a closure or an evaluated pair per leaf or split.
+    let mut budget = 4 * (proof.bounds.len() + proof.closures.len() + proof.records.len()) + 64;
+    for &switch in &proof.switches {
+        let mut stack = vec![(
+            CompositionBox::all(inputs, m),
+            vec![true; proof.quantities.len()],
+        )];
+        while let Some((boxed, mut open)) = stack.pop() {
+            if budget == 0 {
+                tally.problem(
+                    "method: the tree of boxes is larger than the proof accounts for (closures missing)",
+                );
+                return;
+            }
+            budget -= 1;
+            let key = ((switch, boxed.lo.clone()), boxed.hi.clone());
+            for &(j, i) in at_box.get(&key).into_iter().flatten() {
+                // A screened closure is found by the canonical form below.
+                if !matches!(proof.closures[j].reason, Reason::Screened { .. }) {
+                    reached[j] = true;
+                    open[i] = false;
+                }
+            }
+            if open.iter().all(|o| !o) {
+                continue;
+            }
+            if boxed.is_point() {
+                let canonical = orbits.canonical(switch, &boxed.lo);
+                for (i, _) in open.iter().enumerate().filter(|(_, o)| **o) {
+                    let k = ((switch, canonical.clone()), i);
+                    if evaluated.contains(&k) {
+                        continue;
+                    }
+                    if screened.contains(&k) {
+                        for &(j, q) in at_box
+                            .get(&((switch, canonical.clone()), canonical.clone()))
+                            .into_iter()
+                            .flatten()
+                        {
+                            if q == i {
+                                reached[j] = true;
+                            }
+                        }
+                        continue;
+                    }
+                    problems += 1;
+                    if problems <= 5 {
+                        tally.problem(format!(
+                            "method: the composition {:?} under switch {:?} is neither evaluated nor closed for quantity {i}",
+                            boxed.lo, switch
+                        ));
+                    }
+                }
+                continue;
+            }
+            for child in boxed.split(m) {
+                stack.push((child, open.clone()));
+            }
+        }
+    }
+    if problems > 5 {
+        tally.problem(format!(
+            "method: {} more compositions uncovered",
+            problems - 5
+        ));
+    }
+    // A screened composition may also lie in a box closed above it (the floor's are screened
+    // before the tree is searched); a bound's closure is always met where it was made.
+    for (j, r) in reached.iter().enumerate() {
+        if !r && matches!(proof.closures[j].reason, Reason::Bound(_)) {
+            tally.problem(format!(
+                "method.closures.{j}: not a box of the search tree (nothing it closes is reached)"
+            ));
+        }
+    }
+}
+
+/// Per quantity, the report's field for its row and the row's value; the labels must be the
+/// proof's quantities in order (and a single ε row's copy at the top level equal to it).
+fn row_fields(
+    report: &Value,
+    quantities: &[Quantity],
+    tally: &mut Tally,
+) -> Vec<Option<(String, Enclosure)>> {
+    let (mut d, mut e) = (0usize, 0usize);
+    let fields: Vec<Option<(String, Enclosure)>> = quantities
+        .iter()
+        .map(|q| {
+            let (field, label_ok, key) = match q {
+                Quantity::Delta(t) => {
+                    let f = format!("report.results.{d}");
+                    d += 1;
+                    let row = &report["results"][d - 1];
+                    (
+                        f,
+                        row["eps"].as_str() == Some(&t.eps_text()),
+                        "delta_profile",
+                    )
+                }
+                Quantity::Epsilon(delta) => {
+                    let f = format!("report.eps_results.{e}");
+                    e += 1;
+                    let row = &report["eps_results"][e - 1];
+                    (
+                        f,
+                        row["delta"].as_str() == Some(&exact_string(delta)),
+                        "eps_profile",
+                    )
+                }
+                Quantity::Renyi(_) => return None,
+            };
+            if !label_ok {
+                tally.problem(format!(
+                    "{field}: its label is not quantity {q:?} of the proof"
+                ));
+                return None;
+            }
+            let path = field.strip_prefix("report.").expect("a report field");
+            let v = path
+                .split('.')
+                .fold(report, |v, k| match k.parse::<usize>() {
+                    Ok(i) => &v[i],
+                    Err(_) => &v[k],
+                });
+            match enclosure_at(&v[key], &format!("{field}.{key}")) {
+                Ok(value) => Some((format!("{field}.{key}"), value)),
+                Err(err) => {
+                    tally.problem(err.to_string());
+                    None
+                }
+            }
+        })
+        .collect();
+    let listed = |key: &str| report[key].as_array().map_or(0, Vec::len);
+    if listed("results") != d || listed("eps_results") != e {
+        tally.problem("report: its rows are not the proof's quantities");
+    }
+    if e == 1 {
+        for key in ["delta", "eps_profile", "argmax"] {
+            if report[key] != report["eps_results"][0][key] {
+                tally.problem(format!(
+                    "report.{key}: differs from report.eps_results.0.{key}"
+                ));
+            }
+        }
+    }
+    fields
+}
+
+/// Each row's maximisers must be exactly the evaluated dataset pairs whose upper end reaches
+/// the row's lower end, with their recorded values.
+fn check_argmax(
+    report: &Value,
+    proof: &Proof,
+    r: &Randomizer,
+    fields: &[Option<(String, Enclosure)>],
+    tally: &mut Tally,
+) {
+    let background = |counts: &[u64]| {
+        let parts: Vec<String> = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(x, c)| format!("{}={c}", r.inputs[x]))
+            .collect();
+        if parts.is_empty() {
+            "no others".to_string()
+        } else {
+            parts.join(",")
+        }
+    };
+    for (i, field) in fields.iter().enumerate() {
+        let Some((field, row)) = field else { continue };
+        let mut expected: Vec<Value> = Vec::new();
+        for rec in &proof.records {
+            let Some([qp, pq]) = &rec.values[i] else {
+                continue;
+            };
+            let (a, b) = rec.switch;
+            for (x1, x1_prime, value) in [(b, a, qp), (a, b, pq)] {
+                if value.hi() >= row.lo() {
+                    expected.push(serde_json::json!({
+                        "x1": r.inputs[x1],
+                        "x1_prime": r.inputs[x1_prime],
+                        "background": background(&rec.counts),
+                        "value": crate::enclosure::with_exact_endpoints(|| value.to_json()),
+                    }));
+                }
+            }
+        }
+        let argmax_field = field.rsplit_once('.').map_or(field.as_str(), |(f, _)| f);
+        let path = argmax_field.strip_prefix("report.").unwrap_or(argmax_field);
+        let listed = path
+            .split('.')
+            .fold(report, |v, k| match k.parse::<usize>() {
+                Ok(i) => &v[i],
+                Err(_) => &v[k],
+            })["argmax"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let key = |v: &Value| v.to_string();
+        let mut a: Vec<String> = listed.iter().map(key).collect();
+        let mut b: Vec<String> = expected.iter().map(key).collect();
+        a.sort();
+        b.sort();
+        if a != b {
+            tally.problem(format!(
+                "{argmax_field}.argmax: not the evaluated dataset pairs that reach the row's lower end"
+            ));
+        }
+    }
+}
