@@ -24,6 +24,7 @@ fn query(spec: &str, n: u64) -> InputsProfileQuery {
         exact_ctx: ExactCtx::default(),
         escalate_above: Some(1e-9),
         symmetry: true,
+        slice: None,
     }
 }
 

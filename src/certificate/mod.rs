@@ -17,7 +17,9 @@ use crate::query::Backend;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+pub mod inputs_proof;
 pub mod merge;
+pub mod merge_inputs;
 pub mod page;
 pub mod reference;
 pub mod verify;

@@ -587,6 +587,12 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "A..B")]
     pub k_range: Option<String>,
 
+    /// For a randomizer on more than two inputs: search only slice I of N of the compositions
+    /// (numbered from 0), for a job array; `merge` combines the N slices' certificates into the
+    /// mechanism-wide profile.
+    #[arg(long, value_name = "I/N")]
+    pub slice: Option<String>,
+
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T")]
     pub threads: Option<String>,

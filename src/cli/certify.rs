@@ -824,66 +824,19 @@ fn check_evidence_json(query: &crate::check::CheckQuery, at: &crate::check::Chec
 
 /// The parts of the certificate of a profile over every dataset (a randomizer on more than two
 /// inputs, proofs-notes/inputs-profile.md): the report, and its proof as `verify` re-derives
-/// it: the symmetries used, the switches searched, every evaluated pair, every bound (its box
-/// and the blanket's breakpoints) and every closure with its reason.  Counts are over the
-/// inputs in the order of `mechanism.exact.inputs`; a switch `[a, b]` evaluates both datasets
-/// `b → a` (`qp`) and `a → b` (`pq`).
+/// it (`certificate::inputs_proof`).
 pub fn inputs_profile_parts<'a>(
     query: &'a crate::profile_inputs::InputsProfileQuery,
     profile: &crate::profile_inputs::InputsProfile,
 ) -> Parts<'a> {
-    use crate::profile_inputs::ClosedBy;
     let r = &query.randomizer;
-    let switch = |s: (usize, usize)| json!([r.inputs[s.0], r.inputs[s.1]]);
-    let pair = |v: &Option<[crate::enclosure::Enclosure; 2]>| {
-        v.as_ref()
-            .map_or(Value::Null, |[qp, pq]| json!([qp.to_json(), pq.to_json()]))
-    };
-    let method = with_exact_endpoints(|| {
-        json!({
-            "route": "certified branch and bound over boxes of the others' compositions, per switch up to the rows' symmetries: every box closed by its lower corner's bound (data processing) sharpened by the common floor of its free inputs (the blanket's binomial mixture), or split; every composition left evaluated by the background pair engine",
-            "arithmetic": profile.arithmetic,
-            "truncation_bits": truncation_bits(query.backend, query.options.truncate),
-            "quantities": query.quantities.iter().map(Quantity::to_json).collect::<Vec<_>>(),
-            "symmetry": profile.symmetry.iter().map(|c| c.iter().map(|&x| r.inputs[x].clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
-            "switches": profile.switches.iter().map(|&s| switch(s)).collect::<Vec<_>>(),
-            "records": profile.records.iter().map(|p| json!({
-                "switch": switch(p.switch),
-                "counts": p.counts,
-                "values": p.values.iter().map(pair).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "bounds": profile.bounds.iter().map(|b| json!({
-                "switch": switch(b.switch),
-                "lo": b.boxed.lo,
-                "hi": b.boxed.hi,
-                "breakpoints": b.breakpoints,
-                "values": b.values.iter().map(|v| v.as_ref().map_or(Value::Null, |(t, e)| json!({
-                    "eps": t.eps_text(),
-                    "bound": e.to_json(),
-                }))).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "closures": profile.closures.iter().map(|c| {
-                let mut v = json!({
-                    "switch": switch(c.switch),
-                    "lo": c.boxed.lo,
-                    "hi": c.boxed.hi,
-                    "quantity": c.quantity,
-                });
-                match &c.reason {
-                    ClosedBy::Bound(i) => {
-                        v["reason"] = json!("bound");
-                        v["bound"] = json!(i);
-                    }
-                    ClosedBy::Screened { at, delta } => {
-                        v["reason"] = json!("screened");
-                        v["at"] = json!(crate::enclosure::exact_string(at));
-                        v["delta"] = delta.to_json();
-                    }
-                }
-                v
-            }).collect::<Vec<_>>(),
-        })
-    });
+    let mut method =
+        with_exact_endpoints(|| crate::certificate::inputs_proof::to_json(query, profile));
+    method["route"] = json!(
+        "certified branch and bound over boxes of the others' compositions, per switch up to the rows' symmetries: every box closed by its lower corner's bound (data processing) sharpened by the common floor of its free inputs (the blanket's binomial mixture), or split; every composition left evaluated by the background pair engine"
+    );
+    method["arithmetic"] = json!(profile.arithmetic);
+    method["truncation_bits"] = json!(truncation_bits(query.backend, query.options.truncate));
     let mut notes = base_notes("window", &profile.arithmetic, &query.options, query.backend);
     notes.extend(["background-pairs.md", "inputs-profile.md"]);
     if query

@@ -621,6 +621,12 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                         })
                 })
                 .collect::<Result<Vec<_>>>()?;
+            if files
+                .first()
+                .is_some_and(|(_, text)| crate::certificate::merge_inputs::is_inputs_profile(text))
+            {
+                return merge_inputs(a, &files);
+            }
             let merged = crate::certificate::merge::merge(&files)?;
             let (query, result) = (&merged.query, &merged.profile);
             if let Some(path) = &a.certificate {
@@ -863,6 +869,29 @@ fn profile_inputs(
         a.common.json,
         || output::inputs_profile_json(query, &result),
         || output::inputs_profile_text(query, &result),
+    )))
+}
+
+/// `merge` of the slices of a profile over every dataset.
+fn merge_inputs(a: &args::MergeArgs, files: &[(String, String)]) -> Result<Outcome> {
+    let merged = crate::certificate::merge_inputs::merge_inputs(files)?;
+    let (query, result) = (&merged.query, &merged.profile);
+    if let Some(path) = &a.certificate {
+        let mut parts = certify::inputs_profile_parts(query, result);
+        parts.settings = merged.settings.clone();
+        parts.method["shards"] = merged
+            .shards
+            .iter()
+            .map(|(file, slice, digest)| {
+                serde_json::json!({ "file": file, "slice": slice, "digest": digest })
+            })
+            .collect();
+        certify::write(path, parts)?;
+    }
+    Ok(Outcome::from(render(
+        a.json,
+        || output::inputs_profile_json(query, result),
+        || output::inputs_profile_text(query, result),
     )))
 }
 

@@ -467,6 +467,13 @@ pub fn profile_threads(args: &ProfileArgs) -> Result<Option<usize>> {
 }
 
 pub fn profile_query(args: &ProfileArgs) -> Result<(ProfileQuery, Option<usize>)> {
+    if args.slice.is_some() {
+        return Err(Error::argument(
+            "--slice",
+            "slices the compositions of a randomizer on more than two inputs; a binary-input \
+             mechanism's profile is sharded by --k-range",
+        ));
+    }
     let n = whole("--n", &args.n)?;
     check_composition(n, 0)?;
     let k_range = match &args.k_range {
@@ -915,7 +922,7 @@ pub fn inputs_profile_query(args: &ProfileArgs) -> Result<Option<InputsProfileQu
             *flag,
             format!(
                 "belongs to the scan over k of a binary-input mechanism; {} is a randomizer on {}, \
-                 whose profile searches every background composition",
+                 whose profile searches every background composition (shard it with --slice I/N)",
                 randomizer.name,
                 randomizer.domain_text()
             ),
@@ -946,7 +953,30 @@ pub fn inputs_profile_query(args: &ProfileArgs) -> Result<Option<InputsProfileQu
         exact_ctx: c.exact_ctx,
         escalate_above: c.escalate_above,
         symmetry: true,
+        slice: args.slice.as_deref().map(slice).transpose()?,
     }))
+}
+
+/// `--slice I/N`: slice I (from 0) of N.
+fn slice(text: &str) -> Result<crate::profile_inputs::Slice> {
+    let bad = || {
+        Error::argument(
+            "--slice",
+            format!("expected I/N with 0 ≤ I < N, got \"{text}\""),
+        )
+    };
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (index, of) = (whole("--slice", i)?, whole("--slice", n)?);
+    if of == 0 || index >= of {
+        return Err(bad());
+    }
+    if of > crate::profile_inputs::MAX_SLICES {
+        return Err(Error::argument(
+            "--slice",
+            format!("at most {} slices", crate::profile_inputs::MAX_SLICES),
+        ));
+    }
+    Ok(crate::profile_inputs::Slice { index, of })
 }
 
 /// The quantities a profile reports: δ_M at `--eps`/`--exp-eps`, ε_M at `--delta`, and Rényi

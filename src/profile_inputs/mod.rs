@@ -21,7 +21,6 @@ use crate::arith::exact::ExactCtx;
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::background::Background;
-use crate::exact::curve::Direction;
 use crate::exact::pair::PairOptions;
 use crate::mechanism::Entry;
 use crate::mechanism::randomizer::Randomizer;
@@ -48,6 +47,54 @@ pub struct InputsProfileQuery {
     /// Search each orbit of the rows' symmetries once (the default); off, every switch and
     /// composition is searched (for cross-checks).
     pub symmetry: bool,
+    /// Search one slice of the compositions only (a shard; `None`: all of them).
+    pub slice: Option<Slice>,
+}
+
+/// Slice `index` (from 0) of `of`: the boxes of [`slice_roots`] at positions ≡ index (mod of).
+/// Each slice also evaluates the homogeneous backgrounds, so its maximum is over its boxes and
+/// those; the slices' boxes together are every composition of every switch searched, each once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    pub index: u64,
+    pub of: u64,
+}
+
+/// The most slices a search is cut into.
+pub const MAX_SLICES: u64 = 1 << 16;
+
+/// The boxes a search starts from: each switch's box of every composition, or for a slice its
+/// share of them split level by level (every box not a single composition into its two halves)
+/// until there are at least four boxes per slice or none can be split, then dealt out in turn.
+pub fn slice_roots(
+    switches: &[(usize, usize)],
+    inputs: usize,
+    m: u64,
+    slice: Option<Slice>,
+) -> Vec<((usize, usize), CompositionBox)> {
+    let mut level: Vec<((usize, usize), CompositionBox)> = switches
+        .iter()
+        .map(|&s| (s, CompositionBox::all(inputs, m)))
+        .collect();
+    let Some(slice) = slice else { return level };
+    while (level.len() as u64) < 4 * slice.of && level.iter().any(|(_, b)| !b.is_point()) {
+        level = level
+            .into_iter()
+            .flat_map(|(s, b)| {
+                if b.is_point() {
+                    vec![(s, b)]
+                } else {
+                    b.split(m).into_iter().map(|c| (s, c)).collect()
+                }
+            })
+            .collect();
+    }
+    level
+        .into_iter()
+        .enumerate()
+        .filter(|(j, _)| *j as u64 % slice.of == slice.index)
+        .map(|(_, root)| root)
+        .collect()
 }
 
 /// A neighbouring pair of datasets: the others' composition and the switched user's input in
@@ -189,8 +236,6 @@ impl Ord for Work {
 
 struct Search<'a> {
     q: &'a InputsProfileQuery,
-    /// Per quantity, the evaluated dataset pairs (both directions of each).
-    found: Vec<Vec<Attained>>,
     /// Per quantity, the largest certified lower end found.
     best: Vec<Option<Rational>>,
     stats: InputsStats,
@@ -242,7 +287,6 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     let m = q.n - 1;
     let mut s = Search {
         q,
-        found: vec![Vec::new(); q.quantities.len()],
         best: vec![None; q.quantities.len()],
         stats: InputsStats::default(),
         records: Vec::new(),
@@ -266,7 +310,8 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     let switches: Vec<(usize, usize)> = represented.iter().map(|(s, _)| *s).collect();
     s.stats.switches = (switches.len(), inputs * (inputs - 1) / 2);
     let root = CompositionBox::all(inputs, m);
-    s.stats.compositions_total = root.count(m) * switches.len() as u128;
+    let roots = slice_roots(&switches, inputs, m, q.slice);
+    s.stats.compositions_total = roots.iter().map(|(_, b)| b.count(m)).sum();
     // The floor: every homogeneous background. Its first pair times the rest: a floor that
     // alone would pass the time limit is refused before it runs.
     let mut floor = Vec::new();
@@ -299,10 +344,10 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         s.started.elapsed().as_secs_f64()
     ));
     let none = vec![None; q.quantities.len()];
-    for &switch in &switches {
+    for (switch, boxed) in roots {
         s.push(
             switch,
-            root.clone(),
+            boxed,
             vec![true; q.quantities.len()],
             f64::INFINITY,
             none.clone(),
@@ -537,27 +582,14 @@ impl Search<'_> {
                 }
                 Quantity::Renyi(_) => unreachable!("refused up front"),
             };
-            record.values[i] = Some([qp.clone(), pq.clone()]);
-            for (direction, value) in [(Direction::Qp, qp), (Direction::Pq, pq)] {
-                // `δ_{Q‖P}` is δ(law of b ‖ law of a): the dataset pair `b → a`.
-                let (x1, x1_prime) = match direction {
-                    Direction::Qp => (switch.1, switch.0),
-                    Direction::Pq => switch,
-                };
-                if let Endpoint::Finite(lo) = value.lo() {
-                    if self.best[i].as_ref().is_none_or(|b| lo > b) {
-                        self.best[i] = Some(lo.clone());
-                    }
+            for value in [&qp, &pq] {
+                if let Endpoint::Finite(lo) = value.lo()
+                    && self.best[i].as_ref().is_none_or(|b| lo > b)
+                {
+                    self.best[i] = Some(lo.clone());
                 }
-                self.found[i].push(Attained {
-                    dataset: Dataset {
-                        background: counts.to_vec(),
-                        x1,
-                        x1_prime,
-                    },
-                    value,
-                });
             }
+            record.values[i] = Some([qp, pq]);
         }
         self.records.push(record);
         Ok(())
@@ -823,30 +855,8 @@ impl Search<'_> {
     }
 
     fn finish(self, symmetry: Vec<Vec<usize>>, switches: Vec<(usize, usize)>) -> InputsProfile {
-        let rows = self
-            .q
-            .quantities
-            .iter()
-            .zip(self.found)
-            .map(|(quantity, found)| {
-                let value = found
-                    .iter()
-                    .map(|a| a.value.clone())
-                    .reduce(|a, b| a.max(&b))
-                    .expect("the floor evaluates at least one pair");
-                let argmax = found
-                    .into_iter()
-                    .filter(|a| a.value.hi() >= value.lo())
-                    .collect();
-                InputsRow {
-                    quantity: quantity.clone(),
-                    value,
-                    argmax,
-                }
-            })
-            .collect();
         InputsProfile {
-            rows,
+            rows: rows_of(&self.q.quantities, &self.records),
             stats: self.stats,
             symmetry,
             switches,
@@ -856,6 +866,48 @@ impl Search<'_> {
             arithmetic: self.arithmetic.into_iter().collect::<Vec<_>>().join(", "),
         }
     }
+}
+
+/// Per quantity, the largest value over the evaluated pairs (both directions of each), and every
+/// dataset pair whose upper end reaches its lower end.  With every other composition closed
+/// below the best value found, this encloses the maximum over every dataset.
+pub fn rows_of(quantities: &[Quantity], records: &[PairRecord]) -> Vec<InputsRow> {
+    quantities
+        .iter()
+        .enumerate()
+        .map(|(i, quantity)| {
+            let found: Vec<Attained> = records
+                .iter()
+                .filter_map(|r| r.values[i].as_ref().map(|v| (r, v)))
+                .flat_map(|(r, [qp, pq])| {
+                    // `δ_{Q‖P}` is δ(law of b ‖ law of a): the dataset pair `b → a`.
+                    let (a, b) = r.switch;
+                    [((b, a), qp), ((a, b), pq)].map(|((x1, x1_prime), value)| Attained {
+                        dataset: Dataset {
+                            background: r.counts.clone(),
+                            x1,
+                            x1_prime,
+                        },
+                        value: value.clone(),
+                    })
+                })
+                .collect();
+            let value = found
+                .iter()
+                .map(|a| a.value.clone())
+                .reduce(|a, b| a.max(&b))
+                .expect("the floor evaluates at least one pair");
+            let argmax = found
+                .into_iter()
+                .filter(|a| a.value.hi() >= value.lo())
+                .collect();
+            InputsRow {
+                quantity: quantity.clone(),
+                value,
+                argmax,
+            }
+        })
+        .collect()
 }
 
 /// A box's bound gives away at most `2^-TAIL_BUDGET_BITS` of the value it is compared with to
@@ -933,6 +985,7 @@ mod tests {
             exact_ctx: ExactCtx::default(),
             escalate_above: None,
             symmetry: true,
+            slice: None,
         }
     }
 

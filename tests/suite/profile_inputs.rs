@@ -229,6 +229,7 @@ proptest! {
                 exact_ctx: Default::default(),
                 escalate_above: None,
                 symmetry,
+                slice: None,
             };
             let p = inputs_profile(&q).unwrap();
             let shufflecert::enclosure::Endpoint::Finite(lo) = p.rows[0].value.lo() else {
@@ -375,4 +376,110 @@ fn certificates_verify_and_every_tampering_is_rejected() {
             .remove(bound);
     });
     assert_eq!(crate::certificates::verify(&file).0, 1);
+}
+
+#[test]
+fn slices_merge_into_the_whole_profile_and_each_verifies() {
+    use serde_json::json;
+    let base = [
+        "profile", "-m", THREE, "--n", "9", "--eps", "0.4", "--delta", "1e-2",
+    ];
+    let whole = cli_json(&base);
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let slice = format!("{i}/3");
+        let (file, cert) = crate::certificates::certify(
+            &[&base[..], &["--slice", &slice]].concat(),
+            &format!("slice-{i}.json"),
+        );
+        assert_eq!(cert["report"]["slice"], json!({"index": i, "of": 3}));
+        assert!(
+            cert["report"]["scope"]
+                .as_str()
+                .unwrap()
+                .starts_with("slice")
+        );
+        assert_eq!(crate::certificates::verify(&file).0, 0, "slice {i}");
+        files.push(file);
+    }
+    let merged_cert = crate::certificates::path("merged-slices.json");
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = cli_json(&[&args[..], &["--certificate", &merged_cert]].concat());
+    for key in ["results", "eps_results"] {
+        for (a, b) in merged[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(whole[key].as_array().unwrap())
+        {
+            let value = |v: &serde_json::Value| {
+                v.get("delta_profile")
+                    .or(v.get("eps_profile"))
+                    .unwrap()
+                    .clone()
+            };
+            assert_eq!(value(a)["lo"], value(b)["lo"], "{key}");
+            assert_eq!(value(a)["hi"], value(b)["hi"], "{key}");
+        }
+    }
+    assert!(
+        merged["scope"]
+            .as_str()
+            .unwrap()
+            .starts_with("mechanism-wide")
+    );
+    let (status, report) = crate::certificates::verify(&merged_cert);
+    assert_eq!(status, 0, "{report}");
+
+    // A slice passed off as mechanism-wide, and a merged proof missing a slice's work.
+    let slice: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    let (status, problems) = verdict_after(&slice, "wide.json", |c| {
+        c["method"]["slice"] = serde_json::Value::Null;
+        c["report"]["slice"] = serde_json::Value::Null;
+    });
+    assert_eq!(status, 1);
+    assert!(
+        problems.contains("scope") || problems.contains("neither"),
+        "{problems}"
+    );
+    let merged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged_cert).unwrap()).unwrap();
+    let (status, _) = verdict_after(&merged, "merged-short.json", |c| {
+        let closures = c["method"]["closures"].as_array_mut().unwrap();
+        let keep = closures.len() / 2;
+        closures.truncate(keep);
+    });
+    assert_eq!(status, 1);
+
+    // Bad sets of slices.
+    assert_fails(&["merge", &files[0], &files[2]], "slice 1 of 3 is missing");
+    assert_fails(&["merge", &files[0], &files[0], &files[1]], "given twice");
+    assert_fails(&["merge", &merged_cert], "already mechanism-wide");
+    let other = crate::certificates::certify(
+        &[
+            "profile", "-m", THREE, "--n", "8", "--eps", "0.4", "--delta", "1e-2", "--slice", "2/3",
+        ],
+        "other-n.json",
+    );
+    assert_fails(&["merge", &files[0], &files[1], &other.0], "report.n");
+    // --slice belongs to randomizers on more inputs, and is I/N with I < N.
+    assert_fails(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "20",
+            "--eps",
+            "1",
+            "--slice",
+            "0/2",
+        ],
+        "--slice",
+    );
+    for bad in ["3/3", "1", "0/0", "a/2"] {
+        assert_fails(&[&base[..], &["--slice", bad]].concat(), "--slice");
+    }
 }

@@ -169,7 +169,7 @@ impl Tally {
 }
 
 /// An enclosure with exact endpoints from `{"lo": "…", "hi": "…"}`.
-fn enclosure_at(v: &Value, field: &str) -> Result<Enclosure> {
+pub(crate) fn enclosure_at(v: &Value, field: &str) -> Result<Enclosure> {
     let endpoint = |key: &str| -> Result<Endpoint> {
         match v[key].as_str() {
             Some("inf") => Ok(Endpoint::PosInf),

@@ -7,7 +7,8 @@
 use super::pair::PairSubject;
 use super::{Tally, enclosure_at, higher_precision, users_at};
 use crate::certificate::Settings;
-use crate::enclosure::{Enclosure, Endpoint, exact_string, parse_rational};
+use crate::certificate::inputs_proof::Proof;
+use crate::enclosure::{Enclosure, Endpoint, exact_string};
 use crate::error::{Error, Result};
 use crate::exact::background::Background;
 use crate::mechanism::Entry;
@@ -15,6 +16,7 @@ use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
 use crate::profile_inputs::boxes::CompositionBox;
 use crate::profile_inputs::orbits::Orbits;
+use crate::profile_inputs::{BoundRecord, ClosedBy, PairRecord};
 use crate::query::{Backend, DeltaJob, EpsilonJob, Threshold};
 use rayon::prelude::*;
 use rug::Rational;
@@ -24,40 +26,6 @@ use std::collections::{HashMap, HashSet};
 
 /// An unordered switch and a composition (or a box's two corners).
 type Key = ((usize, usize), Vec<u64>);
-
-/// The proof as read back from `method`.
-struct Proof {
-    quantities: Vec<Quantity>,
-    switches: Vec<(usize, usize)>,
-    records: Vec<Record>,
-    bounds: Vec<BoundRecord>,
-    closures: Vec<Closure>,
-}
-
-struct Record {
-    switch: (usize, usize),
-    counts: Vec<u64>,
-    values: Vec<Option<[Enclosure; 2]>>,
-}
-
-struct BoundRecord {
-    switch: (usize, usize),
-    boxed: CompositionBox,
-    breakpoints: Vec<u64>,
-    thresholds: Vec<Option<Threshold>>,
-}
-
-enum Reason {
-    Bound(usize),
-    Screened { at: Rational },
-}
-
-struct Closure {
-    switch: (usize, usize),
-    boxed: CompositionBox,
-    quantity: usize,
-    reason: Reason,
-}
 
 /// Verifies a `profile` certificate of a randomizer on more than two inputs.
 pub(super) fn verify_inputs_profile(
@@ -71,15 +39,37 @@ pub(super) fn verify_inputs_profile(
     let n = users_at(&report["n"], "report.n")?;
     let m = n - 1;
     let inputs = r.rows.len();
-    let proof = read_proof(method, r, m)?;
+    let proof = crate::certificate::inputs_proof::read(method, r, m)?;
     let fields = row_fields(report, &proof.quantities, tally);
+    // A slice is not the mechanism's guarantee: the report must say which it is.
+    let wide = report["scope"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("mechanism-wide"));
+    if report["slice"] != method["slice"] || wide != proof.slice.is_none() {
+        tally.problem(format!(
+            "report.scope: the report says {} but the proof is {}",
+            report["scope"],
+            match proof.slice {
+                Some(s) => format!("slice {} of {}", s.index, s.of),
+                None => "mechanism-wide".to_string(),
+            }
+        ));
+    }
+    if let Some(shards) = method["shards"].as_array() {
+        let mut slices: Vec<Option<u64>> = shards.iter().map(|s| s["slice"].as_u64()).collect();
+        slices.sort_unstable();
+        let expected: Vec<Option<u64>> = (0..shards.len() as u64).map(Some).collect();
+        if slices != expected || proof.slice.is_some() {
+            tally.problem("method.shards: not the slices 0..N−1 of one search, each once");
+        }
+    }
     tally.route(
         "inputs profile proof (symmetries checked on the rows, each closure's bound rebuilt with exact binomial weights, every composition of every switch reached)",
     );
 
     // The symmetries: each recorded component's transpositions (x0 xi) checked on the rows.
-    let components = names_lists(&method["symmetry"], r, "method.symmetry")?;
-    for members in &components {
+    let components = &proof.symmetry;
+    for members in components {
         let least = members.iter().copied().min().unwrap_or_default();
         for &x in members.iter().filter(|&&x| x != least) {
             if !transposition_is_symmetry(&r.rows, least, x) {
@@ -90,7 +80,7 @@ pub(super) fn verify_inputs_profile(
             }
         }
     }
-    let Some(orbits) = Orbits::from_components(inputs, &components) else {
+    let Some(orbits) = Orbits::from_components(inputs, components) else {
         tally.problem("method.symmetry: components overlap or are empty");
         return Ok(());
     };
@@ -172,7 +162,7 @@ pub(super) fn verify_inputs_profile(
             continue;
         };
         match &c.reason {
-            Reason::Screened { at } => {
+            ClosedBy::Screened { at, .. } => {
                 let Quantity::Epsilon(target) = q else {
                     tally.problem(format!("{field}: screened closures belong to ε quantities"));
                     continue;
@@ -212,7 +202,7 @@ pub(super) fn verify_inputs_profile(
                     ));
                 }
             }
-            Reason::Bound(b_index) => {
+            ClosedBy::Bound(b_index) => {
                 let Some(b) = proof.bounds.get(*b_index) else {
                     tally.problem(format!(
                         "{field}: names bound {b_index}, which is not recorded"
@@ -225,7 +215,7 @@ pub(super) fn verify_inputs_profile(
                     ));
                     continue;
                 }
-                let Some(threshold) = &b.thresholds[c.quantity] else {
+                let Some((threshold, _)) = &b.values[c.quantity] else {
                     tally.problem(format!(
                         "{field}: bound {b_index} bounds no value of quantity {}",
                         c.quantity
@@ -263,7 +253,7 @@ pub(super) fn verify_inputs_profile(
                             v
                         }
                     };
-                    let slot = b.thresholds[..c.quantity]
+                    let slot = b.values[..c.quantity]
                         .iter()
                         .filter(|t| t.is_some())
                         .count();
@@ -310,211 +300,6 @@ pub(super) fn verify_inputs_profile(
         );
     }
     Ok(())
-}
-
-/// Reads `method` back, checking that every switch, composition and box is one of this
-/// randomizer at n − 1 = `m` other users.
-fn read_proof(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
-    let inputs = r.rows.len();
-    let quantities: Vec<Quantity> = method["quantities"]
-        .as_array()
-        .ok_or_else(|| Error::argument("method.quantities", "missing"))?
-        .iter()
-        .enumerate()
-        .map(|(i, q)| {
-            Quantity::from_json(q)
-                .filter(|q| !matches!(q, Quantity::Renyi(_)))
-                .ok_or_else(|| Error::argument(format!("method.quantities.{i}"), "malformed"))
-        })
-        .collect::<Result<_>>()?;
-    let switch = |v: &Value, field: &str| -> Result<(usize, usize)> {
-        let names = names_list(v, r, field)?;
-        match names.as_slice() {
-            [a, b] if a < b => Ok((*a, *b)),
-            _ => Err(Error::argument(
-                field,
-                "a switch is two distinct inputs in order",
-            )),
-        }
-    };
-    let counts = |v: &Value, field: &str| -> Result<Vec<u64>> {
-        let c: Vec<u64> = v
-            .as_array()
-            .ok_or_else(|| Error::argument(field, "expected counts"))?
-            .iter()
-            .map(|x| {
-                x.as_u64()
-                    .ok_or_else(|| Error::argument(field, "expected counts"))
-            })
-            .collect::<Result<_>>()?;
-        if c.len() != inputs {
-            return Err(Error::argument(field, "one count per input"));
-        }
-        Ok(c)
-    };
-    let boxed = |v: &Value, field: &str| -> Result<CompositionBox> {
-        let lo = counts(&v["lo"], &format!("{field}.lo"))?;
-        let hi = counts(&v["hi"], &format!("{field}.hi"))?;
-        let sum_lo = lo.iter().try_fold(0u64, |s, x| s.checked_add(*x));
-        let sum_hi = hi.iter().try_fold(0u64, |s, x| s.checked_add(*x));
-        if lo.iter().zip(&hi).any(|(l, h)| l > h)
-            || sum_lo.is_none_or(|s| s > m)
-            || sum_hi.is_none_or(|s| s < m)
-        {
-            return Err(Error::argument(
-                field,
-                "not a box of compositions of the others",
-            ));
-        }
-        Ok(CompositionBox { lo, hi })
-    };
-    let list = |key: &str| -> Result<&Vec<Value>> {
-        method[key]
-            .as_array()
-            .ok_or_else(|| Error::argument(format!("method.{key}"), "missing"))
-    };
-    let switches = list("switches")?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| switch(v, &format!("method.switches.{i}")))
-        .collect::<Result<_>>()?;
-    let per_quantity = |v: &Value, field: &str| -> Result<Vec<Value>> {
-        match v.as_array() {
-            Some(a) if a.len() == quantities.len() => Ok(a.clone()),
-            _ => Err(Error::argument(field, "one entry per quantity")),
-        }
-    };
-    let records = list("records")?
-        .iter()
-        .enumerate()
-        .map(|(j, v)| {
-            let field = format!("method.records.{j}");
-            let c = counts(&v["counts"], &format!("{field}.counts"))?;
-            if c.iter().try_fold(0u64, |s, x| s.checked_add(*x)) != Some(m) {
-                return Err(Error::argument(
-                    format!("{field}.counts"),
-                    format!("must add up to n − 1 = {m}"),
-                ));
-            }
-            let values = per_quantity(&v["values"], &format!("{field}.values"))?
-                .iter()
-                .enumerate()
-                .map(|(i, p)| -> Result<Option<[Enclosure; 2]>> {
-                    if p.is_null() {
-                        return Ok(None);
-                    }
-                    let at = |s: usize| enclosure_at(&p[s], &format!("{field}.values.{i}.{s}"));
-                    Ok(Some([at(0)?, at(1)?]))
-                })
-                .collect::<Result<_>>()?;
-            Ok(Record {
-                switch: switch(&v["switch"], &format!("{field}.switch"))?,
-                counts: c,
-                values,
-            })
-        })
-        .collect::<Result<_>>()?;
-    let bounds = list("bounds")?
-        .iter()
-        .enumerate()
-        .map(|(j, v)| {
-            let field = format!("method.bounds.{j}");
-            let breakpoints: Vec<u64> = v["breakpoints"]
-                .as_array()
-                .ok_or_else(|| Error::argument(format!("{field}.breakpoints"), "missing"))?
-                .iter()
-                .map(|x| {
-                    x.as_u64()
-                        .ok_or_else(|| Error::argument(format!("{field}.breakpoints"), "malformed"))
-                })
-                .collect::<Result<_>>()?;
-            let thresholds = per_quantity(&v["values"], &format!("{field}.values"))?
-                .iter()
-                .enumerate()
-                .map(|(i, t)| -> Result<Option<Threshold>> {
-                    if t.is_null() {
-                        return Ok(None);
-                    }
-                    t["eps"]
-                        .as_str()
-                        .and_then(Threshold::from_text)
-                        .map(Some)
-                        .ok_or_else(|| {
-                            Error::argument(format!("{field}.values.{i}.eps"), "malformed")
-                        })
-                })
-                .collect::<Result<_>>()?;
-            Ok(BoundRecord {
-                switch: switch(&v["switch"], &format!("{field}.switch"))?,
-                boxed: boxed(v, &field)?,
-                breakpoints,
-                thresholds,
-            })
-        })
-        .collect::<Result<_>>()?;
-    let closures = list("closures")?
-        .iter()
-        .enumerate()
-        .map(|(j, v)| {
-            let field = format!("method.closures.{j}");
-            let quantity = v["quantity"]
-                .as_u64()
-                .map(|q| q as usize)
-                .filter(|q| *q < quantities.len())
-                .ok_or_else(|| Error::argument(format!("{field}.quantity"), "malformed"))?;
-            let reason = match v["reason"].as_str() {
-                Some("bound") => Reason::Bound(
-                    v["bound"]
-                        .as_u64()
-                        .ok_or_else(|| Error::argument(format!("{field}.bound"), "malformed"))?
-                        as usize,
-                ),
-                Some("screened") => Reason::Screened {
-                    at: v["at"]
-                        .as_str()
-                        .and_then(parse_rational)
-                        .filter(|a| *a >= 0)
-                        .ok_or_else(|| Error::argument(format!("{field}.at"), "malformed"))?,
-                },
-                _ => return Err(Error::argument(format!("{field}.reason"), "malformed")),
-            };
-            Ok(Closure {
-                switch: switch(&v["switch"], &format!("{field}.switch"))?,
-                boxed: boxed(v, &field)?,
-                quantity,
-                reason,
-            })
-        })
-        .collect::<Result<_>>()?;
-    Ok(Proof {
-        quantities,
-        switches,
-        records,
-        bounds,
-        closures,
-    })
-}
-
-/// Input names back to indices.
-fn names_list(v: &Value, r: &Randomizer, field: &str) -> Result<Vec<usize>> {
-    v.as_array()
-        .ok_or_else(|| Error::argument(field, "expected a list of inputs"))?
-        .iter()
-        .map(|name| {
-            name.as_str()
-                .and_then(|name| r.inputs.iter().position(|x| x == name))
-                .ok_or_else(|| Error::argument(field, format!("{name} is not an input")))
-        })
-        .collect()
-}
-
-fn names_lists(v: &Value, r: &Randomizer, field: &str) -> Result<Vec<Vec<usize>>> {
-    v.as_array()
-        .ok_or_else(|| Error::argument(field, "expected lists of inputs"))?
-        .iter()
-        .enumerate()
-        .map(|(i, c)| names_list(c, r, &format!("{field}.{i}")))
-        .collect()
 }
 
 /// Whether swapping rows `a` and `b` leaves the multiset of columns unchanged (entries compared
@@ -570,7 +355,7 @@ fn background_query(
 /// One record's values recomputed in each route: MPFR at `precision`, and exactly where
 /// affordable.
 fn recompute_record(
-    rec: &Record,
+    rec: &PairRecord,
     r: &Randomizer,
     settings: &Settings,
     quantities: &[Quantity],
@@ -644,7 +429,7 @@ fn rebuild_bound(
     settings: &Settings,
     backend: Backend,
 ) -> std::result::Result<Vec<Option<Rational>>, String> {
-    let thresholds: Vec<Threshold> = b.thresholds.iter().flatten().cloned().collect();
+    let thresholds: Vec<Threshold> = b.values.iter().flatten().map(|(t, _)| t.clone()).collect();
     let lo = &b.boxed.lo;
     let two_sided_hi = |query: crate::query::BackgroundQuery| -> std::result::Result<Vec<Option<Rational>>, String> {
         let rows = crate::query::answer(
@@ -757,7 +542,7 @@ fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: 
     let mut at_box: HashMap<(Key, Vec<u64>), Vec<(usize, usize)>> = HashMap::new();
     let mut screened: HashSet<(Key, usize)> = HashSet::new();
     for (j, c) in proof.closures.iter().enumerate() {
-        if matches!(c.reason, Reason::Screened { .. }) {
+        if matches!(c.reason, ClosedBy::Screened { .. }) {
             screened.insert(((c.switch, c.boxed.lo.clone()), c.quantity));
         }
         at_box
@@ -776,12 +561,11 @@ fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: 
     let mut reached = vec![false; proof.closures.len()];
     let mut problems = 0usize;
     // The tree has at most a bounded box, a closure or an evaluated pair per leaf or split.
-    let mut budget = 4 * (proof.bounds.len() + proof.closures.len() + proof.records.len()) + 64;
-    for &switch in &proof.switches {
-        let mut stack = vec![(
-            CompositionBox::all(inputs, m),
-            vec![true; proof.quantities.len()],
-        )];
+    let budget = 4 * (proof.bounds.len() + proof.closures.len() + proof.records.len()) + 64;
+    let roots = crate::profile_inputs::slice_roots(&proof.switches, inputs, m, proof.slice);
+    let mut budget = budget + 2 * roots.len();
+    for (switch, root) in roots {
+        let mut stack = vec![(root, vec![true; proof.quantities.len()])];
         while let Some((boxed, mut open)) = stack.pop() {
             if budget == 0 {
                 tally.problem(
@@ -793,7 +577,7 @@ fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: 
             let key = ((switch, boxed.lo.clone()), boxed.hi.clone());
             for &(j, i) in at_box.get(&key).into_iter().flatten() {
                 // A screened closure is found by the canonical form below.
-                if !matches!(proof.closures[j].reason, Reason::Screened { .. }) {
+                if !matches!(proof.closures[j].reason, ClosedBy::Screened { .. }) {
                     reached[j] = true;
                     open[i] = false;
                 }
@@ -844,7 +628,7 @@ fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: 
     // A screened composition may also lie in a box closed above it (the floor's are screened
     // before the tree is searched); a bound's closure is always met where it was made.
     for (j, r) in reached.iter().enumerate() {
-        if !r && matches!(proof.closures[j].reason, Reason::Bound(_)) {
+        if !r && matches!(proof.closures[j].reason, ClosedBy::Bound(_)) {
             tally.problem(format!(
                 "method.closures.{j}: not a box of the search tree (nothing it closes is reached)"
             ));

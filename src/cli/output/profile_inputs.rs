@@ -11,14 +11,25 @@ const SHOWN: usize = 3;
 
 /// What the report's maximum ranges over.
 fn scope(q: &InputsProfileQuery) -> String {
-    format!(
-        "mechanism-wide: every neighbouring pair of datasets (every composition of the other {} \
-         users, every switch x1 → x1′, both orders)",
-        q.n - 1
-    )
+    match q.slice {
+        None => format!(
+            "mechanism-wide: every neighbouring pair of datasets (every composition of the other {} \
+             users, every switch x1 → x1′, both orders)",
+            q.n - 1
+        ),
+        Some(s) => format!(
+            "slice {} of {}: the neighbouring pairs of datasets whose others' composition lies in \
+             this slice's boxes (of the other {} users; every switch x1 → x1′, both orders), and \
+             the homogeneous backgrounds; not the mechanism's guarantee alone: `merge` the {} \
+             slices' certificates for it",
+            s.index,
+            s.of,
+            q.n - 1,
+            s.of
+        ),
+    }
 }
 
-/// What a dataset's value is.
 const ORIENTATION: &str = "a dataset x1 → x1′ with C: the others' inputs are the counts C, the \
      switched user holds x1 in the first dataset and x1′ in the second; its δ is Σ_N (P_{x1}(N) − \
      e^ε P_{x1′}(N))₊ (`delta --background C --switch x1:x1′` gives it as pq)";
@@ -90,6 +101,7 @@ pub fn inputs_profile_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
         "input_domain": q.randomizer.domain_json(),
         "n": q.n,
         "scope": scope(q),
+        "slice": q.slice.map(|s| json!({ "index": s.index, "of": s.of })),
         "orientation": ORIENTATION,
         "backend": q.backend.label(),
         "arithmetic": p.arithmetic,
