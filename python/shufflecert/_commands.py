@@ -113,6 +113,10 @@ def _options(values: dict[str, Any]) -> list[str]:
             continue
         if isinstance(value, bool):
             raise ValueError(f"{flag}: must be a value, got {value!r}")
+        elif name == "slice" and isinstance(value, (list, tuple)):
+            if len(value) != 2:
+                raise ValueError(f"{flag}: must be (I, N) or 'I/N', got {value!r}")
+            argv += [flag, f"{number_text(value[0], flag)}/{number_text(value[1], flag)}"]
         elif isinstance(value, (list, tuple)) and name not in ("k_range", "pi_range"):
             argv += [flag, ",".join(number_text(v, flag) for v in value)]
         elif isinstance(value, (list, tuple)):
@@ -317,6 +321,7 @@ def profile(
     renyi_order: Optional[Numbers] = None,
     k_range: Union[str, Sequence[int], None] = None,
     with_ends: bool = False,
+    slice: Union[str, Sequence[int], None] = None,
     threads: Optional[int] = None,
     no_prune: bool = False,
     plot: Optional[str] = None,
@@ -324,7 +329,9 @@ def profile(
     **options: Any,
 ) -> ProfileReport:
     """The mechanism's guarantee: the worst case over every composition k (``shufflecert
-    profile``).  ``k_range=(a, b)`` (both included) or ``"a..b"`` computes one shard."""
+    profile``), or for a randomizer on more inputs over every dataset.  ``k_range=(a, b)``
+    (both included) or ``"a..b"`` computes one shard of a binary-input profile;
+    ``slice=(i, n)`` or ``"i/n"`` one of n slices of a randomizer's compositions."""
     argv = ["--mechanism", _spec(mechanism)]
     argv += _options(
         {
@@ -335,6 +342,7 @@ def profile(
             "renyi_order": renyi_order,
             "k_range": k_range,
             "with_ends": with_ends,
+            "slice": slice,
             "threads": threads,
             "no_prune": no_prune,
             "plot": plot,

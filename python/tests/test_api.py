@@ -195,6 +195,21 @@ def test_profile_shards_merge_into_the_profile(tmp_path):
     assert sc.verify(tmp_path / "merged.json").valid
 
 
+def test_slices_of_a_randomizer_profile_merge_into_it(tmp_path):
+    k4 = sc.Mechanism.k_rr(k=4, exp_eps0=3)
+    whole = sc.profile(k4, n=10, delta="1e-3", certificate=str(tmp_path / "whole.json"))
+    assert sc.verify(tmp_path / "whole.json").valid
+    slices = []
+    for i, slice in enumerate([(0, 2), "1/2"]):
+        slices.append(tmp_path / f"slice{i}.json")
+        sc.profile(k4, n=10, delta="1e-3", slice=slice, certificate=str(slices[-1]))
+    merged = sc.merge(slices, certificate=str(tmp_path / "merged.json"))
+    assert merged.eps_profile == whole.eps_profile
+    assert sc.verify(tmp_path / "merged.json").valid
+    with pytest.raises(ValueError, match="--slice"):
+        sc.profile(k4, n=10, delta="1e-3", slice=(2, 2))
+
+
 def test_a_bad_certificate_is_reported_invalid(tmp_path):
     path = tmp_path / "eps.json"
     sc.epsilon(BINARY_RR, n=100, k=0, delta="1e-5", certificate=str(path))
