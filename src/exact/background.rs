@@ -53,8 +53,9 @@ impl Background {
     }
 }
 
-/// The output classes of the rows in play: outputs with proportional columns merged (exact
-/// rows only, and only with `reduce`), outputs that no row in play produces dropped.  Each
+/// The output classes of the rows in play: outputs with proportional columns merged (only with
+/// `reduce`; for symbolic rows, identical columns), outputs that no row in play produces
+/// dropped.  Each
 /// class lists its outputs.
 pub fn output_classes(r: &Randomizer, b: &Background, reduce: bool) -> Vec<Vec<usize>> {
     let play = b.in_play();
@@ -64,8 +65,21 @@ pub fn output_classes(r: &Randomizer, b: &Background, reduce: bool) -> Vec<Vec<u
     let exact = play
         .iter()
         .all(|&x| r.rows[x].iter().all(|e| matches!(e, Entry::Exact(_))));
-    if !(reduce && exact) {
+    if !reduce {
         return produced.into_iter().map(|y| vec![y]).collect();
+    }
+    if !exact {
+        // Randomized response given by a real ε0: its entries are symbolic, and outputs whose
+        // columns are identical entry by entry (proportional with ratio 1) merge.
+        let mut classes: Vec<(Vec<&Entry>, Vec<usize>)> = Vec::new();
+        for y in produced {
+            let column: Vec<&Entry> = play.iter().map(|&x| &r.rows[x][y]).collect();
+            match classes.iter_mut().find(|(c, _)| *c == column) {
+                Some((_, ys)) => ys.push(y),
+                None => classes.push((column, vec![y])),
+            }
+        }
+        return classes.into_iter().map(|(_, ys)| ys).collect();
     }
     let value = |x: usize, y: usize| match &r.rows[x][y] {
         Entry::Exact(q) => q.clone(),
@@ -301,6 +315,43 @@ mod tests {
                 delta_at_exp(&merged, Direction::Qp, &t, &ctx),
                 delta_at_exp(&unmerged, Direction::Qp, &t, &ctx)
             );
+        }
+    }
+
+    #[test]
+    fn identical_symbolic_columns_merge_and_give_the_same_pair() {
+        // k-RR with a real ε0 (e^ε0 irrational, entries symbolic): outputs 3..5 share one
+        // column over the rows in play; the merged pair encloses the same δ as the unmerged.
+        use crate::arith::mpfr::{MpfrCtx, MpfrInterval};
+        let r = load_randomizer("k-rr:k=6,eps0=1.5").unwrap();
+        let b = Background {
+            counts: vec![2, 0, 3, 0, 0, 0],
+            switch: (0, 1),
+        };
+        let classes = output_classes(&r, &b, true);
+        assert_eq!(classes, vec![vec![0], vec![1], vec![2], vec![3, 4, 5]]);
+        let ctx = MpfrCtx { precision: 128 };
+        let options = PairOptions::default();
+        let merged = background_pair::<MpfrInterval>(&r, &b, &options, &ctx).unwrap();
+        let unmerged = background_pair::<MpfrInterval>(
+            &r,
+            &b,
+            &PairOptions {
+                reduce: false,
+                ..options.clone()
+            },
+            &ctx,
+        )
+        .unwrap();
+        for t in [(1, 1), (5, 4), (2, 1)] {
+            let t = Rational::from(t);
+            for dir in [Direction::Qp, Direction::Pq] {
+                let (a, b) = (
+                    delta_at_exp(&merged, dir, &t, &ctx),
+                    delta_at_exp(&unmerged, dir, &t, &ctx),
+                );
+                assert!(a.overlaps(&b), "{a} vs {b}");
+            }
         }
     }
 }

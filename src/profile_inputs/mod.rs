@@ -533,7 +533,8 @@ impl Search<'_> {
         let deltas = if thresholds.is_empty() {
             Vec::new()
         } else {
-            let computed = answer(&bq, &DeltaJob { thresholds })?;
+            let computed =
+                answer(&bq, &DeltaJob { thresholds }).map_err(|e| too_large(e, &bq.background))?;
             self.note_arithmetic(&computed.arithmetic);
             computed.result
         };
@@ -576,7 +577,8 @@ impl Search<'_> {
                         &EpsilonJob {
                             delta: delta.clone(),
                         },
-                    )?;
+                    )
+                    .map_err(|e| too_large(e, &bq.background))?;
                     self.note_arithmetic(&computed.arithmetic);
                     [computed.result.qp.eps, computed.result.pq.eps]
                 }
@@ -664,7 +666,9 @@ impl Search<'_> {
                     let job = DeltaJob {
                         thresholds: thresholds.clone(),
                     };
-                    answer(&bq, &job).map(|c| (key, c))
+                    answer(&bq, &job)
+                        .map(|c| (key, c))
+                        .map_err(|e| too_large(e, &bq.background))
                 })
                 .collect::<Result<Vec<_>>>()?
         };
@@ -954,6 +958,19 @@ pub fn entry_floor(r: &Randomizer) -> Option<Vec<Vec<Rational>>> {
             )
         }
         Err(_) => None,
+    }
+}
+
+/// A pair the search needs that is too large, said as such: which composition (the blanket's
+/// users last, for a box's bound), and what answers instead.
+fn too_large(e: Error, b: &Background) -> Error {
+    match e {
+        Error::TooLarge(message) => Error::TooLarge(format!(
+            "the search over every dataset needs the pair of the others' counts {:?} under the \
+             switch {}:{}, and {message}; `bounds` gives a certified range of the worst case",
+            b.counts, b.switch.0, b.switch.1
+        )),
+        e => e,
     }
 }
 
