@@ -359,13 +359,15 @@ def bounds(
     eps: Optional[Numbers] = None,
     exp_eps: Optional[Numbers] = None,
     delta: Optional[Number] = None,
+    search: Optional[int] = None,
     progress: Progress = None,
     **options: Any,
 ) -> BoundsReport:
     """A certified range of δ_M(ε) or ε_M(δ) for a randomizer on any finite input domain
-    (``shufflecert bounds``)."""
+    (``shufflecert bounds``); ``search=N`` raises the lower end by a local search over at most
+    N mixed backgrounds."""
     argv = ["--mechanism", _spec(mechanism)]
-    argv += _options({"n": n, "eps": eps, "exp_eps": exp_eps, "delta": delta})
+    argv += _options({"n": n, "eps": eps, "exp_eps": exp_eps, "delta": delta, "search": search})
     argv += _options(_common(options, tuple(c for c in COMMON if c != "engine")))
     return run("bounds", argv, progress)  # type: ignore[return-value]
 

@@ -210,6 +210,16 @@ def test_slices_of_a_randomizer_profile_merge_into_it(tmp_path):
         sc.profile(k4, n=10, delta="1e-3", slice=(2, 2))
 
 
+def test_bounds_search_raises_the_lower_end():
+    k4 = sc.Mechanism.k_rr(k=4, exp_eps0=3)
+    plain = sc.bounds(k4, n=10, delta="1e-3")
+    searched = sc.bounds(k4, n=10, delta="1e-3", search=50)
+    assert searched.to_dict()["results"][0]["lower"]["others"] == {"0": 8, "2": 1}
+    assert searched.to_dict()["search"]["evaluated"] >= 1
+    lower = lambda r: Fraction(r.to_dict()["results"][0]["lower"]["value"]["lo"])
+    assert lower(searched) > lower(plain)
+
+
 def test_a_bad_certificate_is_reported_invalid(tmp_path):
     path = tmp_path / "eps.json"
     sc.epsilon(BINARY_RR, n=100, k=0, delta="1e-5", certificate=str(path))

@@ -1,11 +1,13 @@
 //! Certified bounds for randomizers on any finite input domain (issue 11, Takagi–Liew): the
 //! privacy blanket and the shuffle index (`index`), the blanket sum (`upper`), the certified range
 //! of `bounds` (`range`: the blanket divergence above, concrete neighbouring pairs below), the
-//! Chernoff bound on one sum that lets a range skip pairs (`chernoff`), and the shuffle index's
-//! asymptotic predictions (`predict`).
+//! Chernoff bound on one sum that lets a range skip pairs (`chernoff`), a local search over mixed
+//! backgrounds that raises the lower end (`search`), and the shuffle index's asymptotic
+//! predictions (`predict`).
 
 pub mod chernoff;
 pub mod index;
 pub mod predict;
 pub mod range;
+pub mod search;
 pub mod upper;

@@ -59,6 +59,9 @@ pub struct Attained {
     pub pair: (usize, usize),
     /// The background input `x2` (lower bounds only).
     pub background: Option<usize>,
+    /// The others' counts over the inputs, when a local search ([`super::search`]) found a
+    /// mixed background above every homogeneous one (then `background` is `None`).
+    pub others: Option<Vec<u64>>,
 }
 
 /// The range at one threshold (or at the target δ).
@@ -358,6 +361,7 @@ fn keep_largest(
                 value,
                 pair,
                 background,
+                others: None,
             };
             let replace = slot.as_ref().is_none_or(|a| {
                 (a.value.hi(), a.value.lo()) < (candidate.value.hi(), candidate.value.lo())

@@ -161,6 +161,11 @@ pub struct BoundsArgs {
     /// Target δ, strictly between 0 and 1: bound ε_M(δ).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: Option<String>,
+
+    /// Raise the lower end by a local search over mixed backgrounds (the others' inputs not all
+    /// alike), evaluating at most N compositions; the best dataset found is reported.
+    #[arg(long, value_name = "N")]
+    pub search: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -340,7 +340,25 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
             let query = validate::bounds_query(a)?;
             crate::bounds::range::check_time(&query)?;
             let index = crate::bounds::index::shuffle_index_for(&query.randomizer, query.backend)?;
-            let (rows, proof) = crate::bounds::range::bounds_with_proof(&query)?;
+            let (mut rows, proof) = crate::bounds::range::bounds_with_proof(&query)?;
+            let search = match &a.search {
+                Some(budget) => {
+                    let budget = validate::search_budget(budget)?;
+                    let (found, stats) = crate::bounds::search::raise_lower(&query, &rows, budget)?;
+                    for (i, (row, found)) in rows.iter_mut().zip(found).enumerate() {
+                        if let Some(f) = found {
+                            row.lower = crate::bounds::range::Attained {
+                                value: f.values[i].clone(),
+                                pair: f.pair,
+                                background: None,
+                                others: Some(f.others),
+                            };
+                        }
+                    }
+                    Some(stats)
+                }
+                None => None,
+            };
             let profile = if query.randomizer.input_count() == 2 {
                 let quantities = match &query.target {
                     crate::bounds::range::Target::Delta(t) => {
@@ -372,6 +390,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 rows: &rows,
                 index: &index,
                 profile: profile.as_ref().map(|(_, p)| p),
+                search: search.as_ref(),
             };
             if let Some(path) = &a.common.certificate {
                 let parts = certify::bounds_parts(&query, &report, &proof, profile.as_ref());

@@ -888,6 +888,13 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
     let randomizer = load_randomizer(&args.mechanism)?;
     require_rational_randomizer(&randomizer)?;
     no_engine_choice(&args.common)?;
+    if args.search.is_some() && randomizer.input_count() <= 2 {
+        return Err(Error::argument(
+            "--search",
+            "searches mixed backgrounds of a randomizer on more than two inputs; for binary \
+             inputs the exact profile over every k is reported beside the range",
+        ));
+    }
     Ok(BoundsQuery {
         randomizer,
         n,
@@ -896,6 +903,18 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
         backend,
         escalate_above,
     })
+}
+
+/// `bounds --search N`: the most compositions the local search evaluates.
+pub fn search_budget(text: &str) -> Result<usize> {
+    let n = whole("--search", text)?;
+    if n == 0 || n > 1_000_000 {
+        return Err(Error::argument(
+            "--search",
+            format!("evaluates between 1 and 1000000 compositions, got {n}"),
+        ));
+    }
+    Ok(n as usize)
 }
 
 /// `profile` for a randomizer on more than two inputs (issue 23): the exact worst case over every

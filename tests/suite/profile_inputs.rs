@@ -483,3 +483,73 @@ fn slices_merge_into_the_whole_profile_and_each_verifies() {
         assert_fails(&[&base[..], &["--slice", bad]].concat(), "--slice");
     }
 }
+
+#[test]
+fn bounds_search_raises_the_lower_end_to_a_mixed_background() {
+    use serde_json::json;
+    // 4-RR at n = 10: the homogeneous backgrounds stop at 0.7949; the worst case (the exact
+    // profile) is a mixed background, and the search finds it.
+    let args = [
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "10",
+        "--delta",
+        "1e-3",
+        "--backend",
+        "exact",
+    ];
+    let plain = cli_json(&args);
+    let (file, cert) =
+        crate::certificates::certify(&[&args[..], &["--search", "50"]].concat(), "search.json");
+    let searched = &cert["report"];
+    let profile = exact_profile_eps("k-rr:k=4,exp_eps0=3", 10, "1e-3");
+    let lower = &searched["results"][0]["lower"];
+    assert!(lower["others"].as_object().unwrap().len() > 1, "{lower}");
+    assert!(lower["background"].is_null());
+    let value = |v: &serde_json::Value| {
+        shufflecert::enclosure::parse_rational(v["lo"].as_str().unwrap()).unwrap()
+    };
+    assert!(value(&lower["value"]) > value(&plain["results"][0]["lower"]["value"]));
+    let hi = shufflecert::enclosure::parse_rational(profile["hi"].as_str().unwrap()).unwrap();
+    assert!(value(&lower["value"]) <= hi);
+    assert!(searched["search"]["evaluated"].as_u64().unwrap() >= 1);
+    assert_eq!(crate::certificates::verify(&file).0, 0);
+    // Tampered: the dataset moved (its δ is then not the recorded one).
+    let (status, _) = verdict_after(&cert, "search-moved.json", |c| {
+        c["report"]["results"][0]["lower"]["others"] = json!({"0": 5, "2": 4});
+    });
+    assert_eq!(status, 1);
+    assert_fails(&[&args[..], &["--search", "0"]].concat(), "--search");
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+            "--search",
+            "5",
+        ],
+        "--search",
+    );
+}
+
+/// The exact profile's ε_M(δ) enclosure.
+fn exact_profile_eps(spec: &str, n: usize, delta: &str) -> serde_json::Value {
+    cli_json(&[
+        "profile",
+        "-m",
+        spec,
+        "--n",
+        &n.to_string(),
+        "--delta",
+        delta,
+        "--backend",
+        "exact",
+    ])["eps_profile"]
+        .clone()
+}

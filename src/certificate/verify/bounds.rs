@@ -474,7 +474,25 @@ pub(super) fn verify_range(
                 &format!("{rp}{i}.lower.x1_prime"),
             )?,
         );
+        // A lower end raised by `--search`: a mixed background's pair, recomputed by the
+        // background pair engine (MPFR at the higher precision, exactly where rational).
+        let searched = match &row["lower"]["others"] {
+            Value::Null => None,
+            others => Some(searched_counts(
+                others,
+                r,
+                n,
+                &format!("{rp}{i}.lower.others"),
+            )?),
+        };
+        if let Some(counts) = &searched {
+            let values = searched_pair(&query, r, (x1, x1p), counts, i, settings)?;
+            for (route, value) in values {
+                tally.recomputed(&lower_field, &value, &route);
+            }
+        }
         let x2 = match &row["lower"]["background"] {
+            _ if searched.is_some() => x1,
             Value::Null if n == 1 => x1,
             b => name(b, &format!("{rp}{i}.lower.background"))?,
         };
@@ -494,10 +512,14 @@ pub(super) fn verify_range(
                         upper, v[i], r.inputs[*a], r.inputs[*b]
                     ));
                 }
-                let value = concrete_pair(&query, x1, x1p, x2)?;
-                let value = &value[i];
-                tally.recomputed(&lower_field, value, &label);
-                if narrower_than(&lower, value) {
+                let value = match &searched {
+                    Some(_) => None,
+                    None => Some(concrete_pair(&query, x1, x1p, x2)?[i].clone()),
+                };
+                if let Some(value) = &value {
+                    tally.recomputed(&lower_field, value, &label);
+                }
+                if value.as_ref().is_some_and(|v| narrower_than(&lower, v)) {
                     let (m, w) = depth_for(&lower);
                     let finer = depth.finer(m, w);
                     tally.route(finer.label());
@@ -576,7 +598,7 @@ pub(super) fn verify_range(
                     .cloned()
                     .map(Threshold::ExpEps)
                     .collect();
-                if !t.is_empty() {
+                if !t.is_empty() && searched.is_none() {
                     let (v, route) =
                         witness_values(tally, depth, c_lo.is_some(), c_hi.is_some(), delta, |d| {
                             concrete_pair(
@@ -1212,4 +1234,79 @@ pub(super) fn verify_index(
         }
     }
     Ok(())
+}
+
+/// The others' counts of a searched lower end (`{"input": count, …}`), adding up to n − 1.
+fn searched_counts(v: &Value, r: &Randomizer, n: u64, field: &str) -> Result<Vec<u64>> {
+    let map = v
+        .as_object()
+        .ok_or_else(|| Error::argument(field, "expected counts by input"))?;
+    let mut counts = vec![0u64; r.inputs.len()];
+    for (input, count) in map {
+        let x = r
+            .inputs
+            .iter()
+            .position(|name| name == input)
+            .ok_or_else(|| Error::argument(field, format!("{input} is not an input")))?;
+        counts[x] = count
+            .as_u64()
+            .ok_or_else(|| Error::argument(field, "expected whole counts"))?;
+    }
+    if counts.iter().try_fold(0u64, |s, c| s.checked_add(*c)) != Some(n - 1) {
+        return Err(Error::argument(
+            field,
+            format!("must add up to n − 1 = {}", n - 1),
+        ));
+    }
+    Ok(counts)
+}
+
+/// Row `i` of a searched lower end, `x1 → x1′` with the others' `counts`, recomputed in each
+/// route (MPFR at the verifying precision, exactly where affordable).
+fn searched_pair(
+    query: &BoundsQuery,
+    r: &Randomizer,
+    (x1, x1p): (usize, usize),
+    counts: &[u64],
+    i: usize,
+    settings: &Settings,
+) -> Result<Vec<(String, Enclosure)>> {
+    let subject = super::pair::PairSubject::Background {
+        randomizer: r,
+        background: crate::exact::background::Background {
+            counts: counts.to_vec(),
+            switch: (x1, x1p),
+        },
+    };
+    let precision = higher_precision(settings);
+    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
+    if subject.exact_affordable(settings) {
+        routes.push(("exact".to_string(), Backend::Exact));
+    }
+    routes
+        .into_iter()
+        .map(|(label, backend)| {
+            let pair = subject.query(settings, backend);
+            // The switch (x1, x1′): `pq` is δ(P_{x1} ‖ P_{x1′}), the dataset pair x1 → x1′.
+            let value = match &query.target {
+                Target::Delta(thresholds) => {
+                    pair.delta(&crate::query::DeltaJob {
+                        thresholds: vec![thresholds[i].clone()],
+                    })?
+                    .result
+                    .remove(0)
+                    .pq
+                }
+                Target::Epsilon(delta) => {
+                    pair.epsilon(&crate::query::EpsilonJob {
+                        delta: delta.clone(),
+                    })?
+                    .result
+                    .pq
+                    .eps
+                }
+            };
+            Ok((label, value))
+        })
+        .collect()
 }

@@ -17,18 +17,45 @@ pub struct BoundsReport<'a> {
     pub index: &'a (IndexValue, IndexValue),
     /// The exact profile (binary inputs only).
     pub profile: Option<&'a Profile>,
+    /// What `--search` did, when asked.
+    pub search: Option<&'a crate::bounds::search::SearchStats>,
+}
+
+const SEARCH_SCOPE: &str = "lower, raised by --search: the exact delta of the best concrete neighbouring pair found by a local search over mixed backgrounds (t users moved between inputs, t halved down to 1), from the best homogeneous one";
+
+/// What the search did, as a line of the report.
+fn search_text(s: &crate::bounds::search::SearchStats) -> String {
+    format!(
+        "search: {} mixed backgrounds evaluated; {}",
+        s.evaluated,
+        if s.stopped_early {
+            "stopped at the budget (--search, or the time left of --max-seconds), not at a local maximum"
+        } else {
+            "ended at a local maximum"
+        }
+    )
 }
 
 const LOWER_SCOPE: &str = "lower: the exact delta of the concrete neighbouring pairs (x1, x2, ..., x2) ~ (x1', x2, ..., x2), max over every x1, x1', x2 (Takagi-Liew's reference sum with R_x2, gamma = 1)";
 const UPPER_SCOPE: &str = "upper: the blanket divergence max over ordered pairs (Balle et al. 2019; Takagi-Liew Thm 2.2), certified as an exact finite sum";
 
 pub(super) fn attained_json(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> Value {
-    json!({
+    let mut v = json!({
         "value": a.value.to_json(),
         "x1": r.inputs[a.pair.0],
         "x1_prime": r.inputs[a.pair.1],
         "background": a.background.map(|x| r.inputs[x].clone()),
-    })
+    });
+    if let Some(others) = &a.others {
+        v["others"] = others
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(x, c)| (r.inputs[x].clone(), json!(c)))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+    }
+    v
 }
 
 /// The rows of a range: per threshold (or at the target δ) each end with the pair attaining it,
@@ -143,6 +170,13 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
         v["exp_eps0_bracket"] = bracket;
         v["exp_eps0_note"] = json!(note);
     }
+    if let Some(search) = b.search {
+        v["scope"] = json!([LOWER_SCOPE, SEARCH_SCOPE, UPPER_SCOPE]);
+        v["search"] = json!({
+            "evaluated": search.evaluated,
+            "stopped_early": search.stopped_early,
+        });
+    }
     if let Target::Epsilon(d) = &b.query.target {
         v["delta"] = json!(exact_string(d));
         v["quantity"] = json!("eps_M(delta)");
@@ -175,9 +209,19 @@ pub(super) fn cell(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -
 
 /// The pair attaining an end: `x1 -> x1'`, with `, others x2` for a concrete pair.
 pub(super) fn pair_label(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> String {
-    let background = a
-        .background
-        .map_or(String::new(), |x| format!(", others {}", r.inputs[x]));
+    let background = match (&a.others, a.background) {
+        (Some(others), _) => {
+            let parts: Vec<String> = others
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(x, c)| format!("{}={c}", r.inputs[x]))
+                .collect();
+            format!(", others {}", parts.join(","))
+        }
+        (None, Some(x)) => format!(", others {}", r.inputs[x]),
+        (None, None) => String::new(),
+    };
     format!(
         "{} -> {}{background}",
         r.inputs[a.pair.0], r.inputs[a.pair.1]
@@ -198,7 +242,11 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         r.domain_text(),
         r.d()
     );
-    s += &format!("{LOWER_SCOPE}\n{UPPER_SCOPE}\n");
+    s += &format!("{LOWER_SCOPE}\n");
+    if let Some(search) = b.search {
+        s += &format!("{SEARCH_SCOPE}\n{}\n", search_text(search));
+    }
+    s += &format!("{UPPER_SCOPE}\n");
     if let Some(note) = lower_subset_note(b.rows) {
         s += &format!("{note}\n");
     }
