@@ -30,6 +30,8 @@ use crate::enclosure::Enclosure;
 use crate::error::{Error, Result};
 use crate::exact::pair::PairOptions;
 use crate::mechanism::randomizer::Randomizer;
+use crate::profile::Quantity;
+use crate::profile_inputs::{InputsProfile, InputsProfileQuery};
 use crate::progress::Stage;
 use crate::query::{Backend, Threshold};
 use rug::Rational;
@@ -53,6 +55,31 @@ pub struct RangeAuditQuery {
     /// Whether upper claims also get the range of `ε_M` at their δ (`--eps-ranges`): the
     /// verdicts need only the δ ranges, and each distinct δ costs an ε search.
     pub eps_ranges: bool,
+    /// Seconds the exact profile over every dataset may take, per n, to narrow the claims the
+    /// range leaves undecided (`--narrow-seconds`; 0: not tried).
+    pub narrow_seconds: f64,
+}
+
+/// What decided a claim.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DecidedBy {
+    /// The certified range `[lower.lo, upper.hi]`.
+    Range,
+    /// The exact profile over every dataset (the range left it undecided).
+    ExactProfile,
+    /// Neither: undecided, with why the exact profile did not decide it (not tried, out of
+    /// reach, or the claim lies inside its enclosure too).
+    Neither(String),
+}
+
+impl DecidedBy {
+    pub fn name(&self) -> &'static str {
+        match self {
+            DecidedBy::Range => "range",
+            DecidedBy::ExactProfile => "exact profile",
+            DecidedBy::Neither(_) => "neither",
+        }
+    }
 }
 
 /// The verdict on one claim with the range it rests on.
@@ -65,15 +92,29 @@ pub struct RangeReport {
     /// The certified range of `ε_M` at the claimed δ (upper claims with 0 < δ < 1, with
     /// `--eps-ranges`).
     pub eps_range: Option<RangeRow>,
+    /// `δ_M` at the claimed ε from the exact profile over every dataset, when the range left
+    /// the claim undecided and the profile was affordable.
+    pub profile: Option<Enclosure>,
+    /// A dataset pair attaining the exact profile's value (with it).
+    pub profile_attained: Option<crate::profile_inputs::Dataset>,
+    pub decided_by: DecidedBy,
 }
 
 impl RangeReport {
     /// `[lower.lo, upper.hi]`: an enclosure of `δ_M` at the claimed ε.
-    pub fn enclosure(&self) -> Enclosure {
+    pub fn range_enclosure(&self) -> Enclosure {
         Enclosure::new(
             self.range.lower.value.lo().clone(),
             self.range.upper.value.hi().clone(),
         )
+    }
+
+    /// The enclosure of `δ_M` at the claimed ε the verdict rests on: the exact profile's when
+    /// computed, else the range's.
+    pub fn enclosure(&self) -> Enclosure {
+        self.profile
+            .clone()
+            .unwrap_or_else(|| self.range_enclosure())
     }
 }
 
@@ -90,11 +131,14 @@ pub struct AuditedRange {
     pub proof: RangeProof,
 }
 
-/// A range audit: the verdicts, and the ranges they were judged on.
+/// A range audit: the verdicts, and the ranges (and exact profiles) they were judged on.
 #[derive(Clone, Debug)]
 pub struct RangeAudit {
     pub reports: Vec<RangeReport>,
     pub ranges: Vec<AuditedRange>,
+    /// Per n with claims the range left undecided: the exact profile at their ε, when
+    /// affordable within `narrow_seconds`.
+    pub profiles: Vec<(InputsProfileQuery, InputsProfile)>,
 }
 
 /// The δ at which a claim gets the range of `ε_M`, when ranges of ε are asked for
@@ -204,11 +248,112 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
             verdict: Verdict::Undecided,
             range,
             eps_range,
+            profile: None,
+            profile_attained: None,
+            decided_by: DecidedBy::Range,
         };
+        let verdict = judge(&report.enclosure(), side, &claimed);
         reports.push(RangeReport {
-            verdict: judge(&report.enclosure(), side, &claimed),
+            verdict,
+            decided_by: match verdict {
+                Verdict::Undecided => {
+                    DecidedBy::Neither("the exact profile was not tried (--narrow-seconds 0)".into())
+                }
+                _ => DecidedBy::Range,
+            },
             ..report
         });
     }
-    Ok(RangeAudit { reports, ranges })
+    let profiles = if q.narrow_seconds > 0.0 {
+        narrow(q, &mut reports)?
+    } else {
+        Vec::new()
+    };
+    Ok(RangeAudit {
+        reports,
+        ranges,
+        profiles,
+    })
+}
+
+/// Narrows the undecided claims: per n, the exact profile over every dataset at their claimed
+/// ε (proofs-notes/inputs-profile.md), within `narrow_seconds`; each claim it decides is
+/// judged on it.  A profile out of reach (too large, or past the time) leaves its claims
+/// undecided, saying so.
+fn narrow(
+    q: &RangeAuditQuery,
+    reports: &mut [RangeReport],
+) -> Result<Vec<(InputsProfileQuery, InputsProfile)>> {
+    let mut by_n: BTreeMap<u64, Vec<Rational>> = BTreeMap::new();
+    for x in reports.iter().filter(|x| x.verdict == Verdict::Undecided) {
+        let eps = by_n.entry(x.claim.n).or_default();
+        if !eps.contains(&x.claim.eps) {
+            eps.push(x.claim.eps.clone());
+        }
+    }
+    let mut profiles = Vec::new();
+    for (n, eps) in by_n {
+        crate::progress::note(&format!(
+            "audit: the range leaves claims at n = {n} undecided; the exact profile over every \
+             dataset at their {} ε gets at most {} s (--narrow-seconds)",
+            eps.len(),
+            q.narrow_seconds
+        ));
+        let mut options = q.options.clone();
+        options.time_limit_seconds = q.narrow_seconds;
+        let query = InputsProfileQuery {
+            randomizer: q.randomizer.clone(),
+            n,
+            quantities: eps
+                .iter()
+                .cloned()
+                .map(|e| Quantity::Delta(Threshold::Eps(e)))
+                .collect(),
+            options,
+            backend: q.backend,
+            exact_ctx: Default::default(),
+            escalate_above: q.escalate_above,
+            symmetry: true,
+            slice: None,
+        };
+        let profile = match crate::profile_inputs::inputs_profile(&query) {
+            Ok(p) => p,
+            Err(e)
+                if matches!(&e, Error::TooLarge(_))
+                    || matches!(&e, Error::Argument { field, .. } if field == "--max-seconds") =>
+            {
+                let why = format!("the exact profile at n = {n} is out of reach: {e}");
+                for x in reports
+                    .iter_mut()
+                    .filter(|x| x.claim.n == n && x.verdict == Verdict::Undecided)
+                {
+                    x.decided_by = DecidedBy::Neither(why.clone());
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        for x in reports
+            .iter_mut()
+            .filter(|x| x.claim.n == n && x.verdict == Verdict::Undecided)
+        {
+            let row = eps
+                .iter()
+                .position(|e| *e == x.claim.eps)
+                .expect("every undecided ε is a quantity");
+            let value = profile.rows[row].value.clone();
+            x.profile_attained = profile.rows[row].argmax.first().map(|a| a.dataset.clone());
+            let (side, claimed) = claim_side(&x.claim);
+            x.verdict = judge(&value, side, &claimed);
+            x.decided_by = match x.verdict {
+                Verdict::Undecided => DecidedBy::Neither(
+                    "the claimed δ lies inside the exact profile's enclosure too".into(),
+                ),
+                _ => DecidedBy::ExactProfile,
+            };
+            x.profile = Some(value);
+        }
+        profiles.push((query, profile));
+    }
+    Ok(profiles)
 }

@@ -324,6 +324,11 @@ pub struct AuditArgs {
     /// ε_M at the claimed δ.
     #[arg(long)]
     pub eps_ranges: bool,
+
+    /// More than two inputs: seconds the exact profile over every dataset may take, per n, to
+    /// decide the claims the certified range leaves undecided (default 60; 0: not tried).
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub narrow_seconds: Option<String>,
 }
 
 #[derive(Debug, Args)]

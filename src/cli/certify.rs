@@ -587,6 +587,23 @@ pub fn range_audit_parts<'a>(
         .iter()
         .map(|range| range_json(r, range.n, &range.target, &range.rows, &range.proof))
         .collect();
+    // The exact profiles that narrowed undecided claims, each with its whole proof.
+    let profiles: Vec<Value> = audit
+        .profiles
+        .iter()
+        .map(|(q, p)| {
+            with_exact_endpoints(|| {
+                json!({
+                    "n": q.n,
+                    "report": super::output::inputs_profile_json(q, p),
+                    "method": crate::certificate::inputs_proof::to_json(q, p),
+                })
+            })
+        })
+        .collect();
+    if !profiles.is_empty() {
+        notes.extend(["inputs-profile.md", "windowed-laws.md", "histogram-law.md"]);
+    }
     Parts {
         schema: Schema::V2,
         command: "audit",
@@ -600,8 +617,9 @@ pub fn range_audit_parts<'a>(
         claims: Some(claims),
         report,
         method: json!({
-            "route": format!("per n: the certified range of delta_M at every claimed eps by `bounds` (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair (x1, x2, ..., x2) ~ (x1', x2, ..., x2) of every summed triple){}; each claim judged on [lower.lo, upper.hi]: an upper claim sound at or above the upper end, unsound below the lower end (its pair is the witness), undecided in between", if query.eps_ranges { crate::audit::range::EPS_RANGES_ROUTE } else { "" }),
+            "route": format!("per n: the certified range of delta_M at every claimed eps by `bounds` (upper: the blanket divergence of every ordered pair of inputs; lower: the exact delta of the concrete neighbouring pair (x1, x2, ..., x2) ~ (x1', x2, ..., x2) of every summed triple){}; each claim judged on [lower.lo, upper.hi]: an upper claim sound at or above the upper end, unsound below the lower end (its pair is the witness), undecided in between; per n, the claims undecided there judged on the exact profile over every dataset at their eps where it was affordable (method.profiles, each with its proof)", if query.eps_ranges { crate::audit::range::EPS_RANGES_ROUTE } else { "" }),
             "ranges": ranges,
+            "profiles": profiles,
         }),
         proofs_notes: notes,
     }

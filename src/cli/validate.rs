@@ -529,8 +529,19 @@ pub fn audit_query(args: &AuditArgs) -> Result<Audited> {
                 backend: c.backend,
                 escalate_above: c.escalate_above,
                 eps_ranges: args.eps_ranges,
+                narrow_seconds: match &args.narrow_seconds {
+                    Some(text) => narrow_seconds(text)?,
+                    None => DEFAULT_NARROW_SECONDS,
+                },
             },
             text,
+        ));
+    }
+    if args.narrow_seconds.is_some() {
+        return Err(Error::argument(
+            "--narrow-seconds",
+            "narrows a randomizer's certified range (more than two inputs); a binary-input \
+             mechanism's audit is judged on its exact profile already",
         ));
     }
     let (text, claims) = read_claims(&args.claims)?;
@@ -903,6 +914,18 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
         backend,
         escalate_above,
     })
+}
+
+/// How long a range audit's exact profile may take per n, unless `--narrow-seconds` says.
+const DEFAULT_NARROW_SECONDS: f64 = 60.0;
+
+/// `audit --narrow-seconds S`: a non-negative number of seconds.
+fn narrow_seconds(text: &str) -> Result<f64> {
+    let s = rational("--narrow-seconds", text)?;
+    if s < 0 {
+        return Err(Error::argument("--narrow-seconds", "must not be negative"));
+    }
+    Ok(s.to_f64())
 }
 
 /// `bounds --search N`: the most compositions the local search evaluates.

@@ -553,3 +553,83 @@ fn exact_profile_eps(spec: &str, n: usize, delta: &str) -> serde_json::Value {
     ])["eps_profile"]
         .clone()
 }
+
+#[test]
+fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
+    use serde_json::json;
+    // 4-RR at n = 10, ε = 0.796: the range is [0.000993, 0.00163] and the exact worst case
+    // 0.001021 (a mixed background).  Claims at 0.00101 and 0.00103 fall inside the range.
+    let dir = std::env::temp_dir().join(format!("shufflecert-narrow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let claims = dir.join("claims.csv");
+    std::fs::write(
+        &claims,
+        "n,eps,delta\n10,0.796,0.00101\n10,0.796,0.00103\n10,0.796,0.002\n10,0.796,0.0009\n",
+    )
+    .unwrap();
+    let claims = claims.to_string_lossy().into_owned();
+    let args = ["audit", "-m", "k-rr:k=4,exp_eps0=3", "--claims", &claims];
+    // Unsound claims make `audit` exit 1; the certificate is written all the same.
+    let file = crate::certificates::path("narrow.json");
+    let run = cli(&[&args[..], &["--certificate", &file]].concat());
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    let cert: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let report = &cert["report"];
+    let by = |key: &str| -> Vec<String> {
+        report["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c[key].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(by("verdict"), ["unsound", "sound", "sound", "unsound"]);
+    assert_eq!(
+        by("decided_by"),
+        ["exact profile", "exact profile", "range", "range"]
+    );
+    assert_eq!(report["claims"][0]["certified_delta"], report["claims"][0]["delta_profile"]);
+    assert_eq!(crate::certificates::verify(&file).0, 0);
+    // Without narrowing the two stay undecided, and say why.
+    // An audit exits 1 when a claim is unsound; its report is on stdout all the same.
+    let json_of = |args: &[&str]| -> serde_json::Value {
+        let run = cli(&[args, &["--json"]].concat());
+        assert!(run.status <= 1, "{args:?}: {}", run.stderr);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    let plain = json_of(&[&args[..], &["--narrow-seconds", "0"]].concat());
+    assert_eq!(plain["summary"]["undecided"], 2);
+    assert!(plain["claims"][0]["undecided_because"].as_str().unwrap().contains("not tried"));
+    // Tampered: the profile's value, the route named, the profile removed.
+    for (name, edit) in [
+        ("profile-value.json", Box::new(|c: &mut serde_json::Value| {
+            c["report"]["claims"][0]["delta_profile"] = json!({"lo": "1/1000", "hi": "1/1000"});
+        }) as Box<dyn Fn(&mut serde_json::Value)>),
+        ("decided-by.json", Box::new(|c: &mut serde_json::Value| {
+            c["report"]["claims"][1]["decided_by"] = json!("range");
+        })),
+        ("no-profile.json", Box::new(|c: &mut serde_json::Value| {
+            c["method"]["profiles"] = json!([]);
+        })),
+        ("profile-closure.json", Box::new(|c: &mut serde_json::Value| {
+            c["method"]["profiles"][0]["method"]["closures"].as_array_mut().unwrap().pop();
+        })),
+    ] {
+        let (status, problems) = verdict_after(&cert, name, edit);
+        assert_eq!(status, 1, "{name}: {problems}");
+    }
+    // Out of reach: the claims stay undecided, with the reason.
+    std::fs::write(dir.join("k20.csv"), "n,eps,delta\n20,0.9,0.00065\n").unwrap();
+    let k20 = dir.join("k20.csv").to_string_lossy().into_owned();
+    let out = json_of(&["audit", "-m", "k-rr:k=20,eps0=2", "--claims", &k20]);
+    let claim = &out["claims"][0];
+    assert_eq!(claim["verdict"], "undecided");
+    assert_eq!(claim["decided_by"], "neither");
+    assert!(claim["undecided_because"].as_str().unwrap().contains("out of reach"));
+    assert_fails(
+        &["audit", "-m", "binary-rr:eps0=1", "--claims", &claims, "--narrow-seconds", "5"],
+        "--narrow-seconds",
+    );
+    assert_fails(&[&args[..], &["--narrow-seconds", "-1"]].concat(), "--narrow-seconds");
+}

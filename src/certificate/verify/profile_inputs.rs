@@ -34,20 +34,31 @@ pub(super) fn verify_inputs_profile(
     settings: &Settings,
     tally: &mut Tally,
 ) -> Result<()> {
-    let report = &cert["report"];
-    let method = &cert["method"];
-    let n = users_at(&report["n"], "report.n")?;
+    verify_inputs_proof(&cert["report"], &cert["method"], "", r, settings, tally).map(|_| ())
+}
+
+/// Verifies a profile's report and proof found at `{pre}report` and `{pre}method` (a profile
+/// certificate's, or one an audit holds); returns its quantities and certified rows (confirmed
+/// in the tally only if every step holds).
+pub(super) fn verify_inputs_proof(
+    report: &Value,
+    method: &Value,
+    pre: &str,
+    r: &Randomizer,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<Vec<(Quantity, Option<Enclosure>)>> {
+    let n = users_at(&report["n"], &format!("{pre}report.n"))?;
     let m = n - 1;
     let inputs = r.rows.len();
     let proof = crate::certificate::inputs_proof::read(method, r, m)?;
-    let fields = row_fields(report, &proof.quantities, tally);
+    let fields = row_fields(report, &proof.quantities, pre, tally);
     // A slice is not the mechanism's guarantee: the report must say which it is.
     let wide = report["scope"]
         .as_str()
         .is_some_and(|s| s.starts_with("mechanism-wide"));
     if report["slice"] != method["slice"] || wide != proof.slice.is_none() {
-        tally.problem(format!(
-            "report.scope: the report says {} but the proof is {}",
+        tally.problem(format!("{pre}report.scope: the report says {} but the proof is {}",
             report["scope"],
             match proof.slice {
                 Some(s) => format!("slice {} of {}", s.index, s.of),
@@ -60,7 +71,7 @@ pub(super) fn verify_inputs_profile(
         slices.sort_unstable();
         let expected: Vec<Option<u64>> = (0..shards.len() as u64).map(Some).collect();
         if slices != expected || proof.slice.is_some() {
-            tally.problem("method.shards: not the slices 0..N−1 of one search, each once");
+            tally.problem(format!("{pre}method.shards: not the slices 0..N−1 of one search, each once"));
         }
     }
     tally.route(
@@ -73,16 +84,15 @@ pub(super) fn verify_inputs_profile(
         let least = members.iter().copied().min().unwrap_or_default();
         for &x in members.iter().filter(|&&x| x != least) {
             if !transposition_is_symmetry(&r.rows, least, x) {
-                tally.problem(format!(
-                    "method.symmetry: swapping inputs {} and {} does not map the rows to rows up to a permutation of the outputs",
+                tally.problem(format!("{pre}method.symmetry: swapping inputs {} and {} does not map the rows to rows up to a permutation of the outputs",
                     r.inputs[least], r.inputs[x]
                 ));
             }
         }
     }
     let Some(orbits) = Orbits::from_components(inputs, components) else {
-        tally.problem("method.symmetry: components overlap or are empty");
-        return Ok(());
+        tally.problem(format!("{pre}method.symmetry: components overlap or are empty"));
+        return Ok(Vec::new());
     };
     let mut expected: Vec<(usize, usize)> = orbits
         .switch_representatives()
@@ -94,7 +104,7 @@ pub(super) fn verify_inputs_profile(
     switches.sort_unstable();
     if switches != expected {
         tally.problem(
-            "method.switches: not one switch per orbit of the recorded symmetries on pairs of inputs",
+            format!("{pre}method.switches: not one switch per orbit of the recorded symmetries on pairs of inputs"),
         );
     }
 
@@ -114,12 +124,12 @@ pub(super) fn verify_inputs_profile(
         for (i, v) in rec.values.iter().enumerate() {
             if let Some([qp, pq]) = v {
                 tally.certified(
-                    &format!("method.records.{j}.values.{i}.0"),
+                    &format!("{pre}method.records.{j}.values.{i}.0"),
                     qp.clone(),
                     true,
                 );
                 tally.certified(
-                    &format!("method.records.{j}.values.{i}.1"),
+                    &format!("{pre}method.records.{j}.values.{i}.1"),
                     pq.clone(),
                     true,
                 );
@@ -133,7 +143,7 @@ pub(super) fn verify_inputs_profile(
             for (i, v) in values.iter().enumerate() {
                 let Some(pair) = v else { continue };
                 for (side, e) in pair.iter().enumerate() {
-                    tally.recomputed(&format!("method.records.{j}.values.{i}.{side}"), e, label);
+                    tally.recomputed(&format!("{pre}method.records.{j}.values.{i}.{side}"), e, label);
                     if let Endpoint::Finite(lo) = e.lo()
                         && best[i].as_ref().is_none_or(|b| lo > b)
                     {
@@ -152,7 +162,7 @@ pub(super) fn verify_inputs_profile(
     let floor = crate::profile_inputs::entry_floor(r);
     let mut cache: HashMap<(usize, usize), Vec<Option<Rational>>> = HashMap::new();
     for (c_index, c) in proof.closures.iter().enumerate() {
-        let field = format!("method.closures.{c_index}");
+        let field = format!("{pre}method.closures.{c_index}");
         let q = &quantities[c.quantity];
         let Some(best) = &best[c.quantity] else {
             tally.problem(format!(
@@ -247,7 +257,7 @@ pub(super) fn verify_inputs_profile(
                         None => {
                             let v = rebuild_bound(b, r, m, floor.as_ref(), settings, backend)
                                 .map_err(|e| {
-                                    Error::argument(format!("method.bounds.{b_index}"), e)
+                                    Error::argument(format!("{pre}method.bounds.{b_index}"), e)
                                 })?;
                             cache.insert((*b_index, route), v.clone());
                             v
@@ -278,7 +288,7 @@ pub(super) fn verify_inputs_profile(
     }
 
     // Every composition of every switch reached by a closure or an evaluated pair.
-    check_coverage(&proof, &orbits, inputs, m, tally);
+    check_coverage(&proof, &orbits, inputs, m, pre, tally);
 
     // The rows: the largest evaluated value, given that everything else is closed below it.
     for (i, field) in fields.iter().enumerate() {
@@ -290,16 +300,21 @@ pub(super) fn verify_inputs_profile(
             }
         }
     }
-    check_argmax(report, &proof, r, &fields, tally);
+    check_argmax(report, &proof, r, &fields, pre, tally);
     let stats = &report["stats"];
     if stats["pairs_evaluated"].as_u64() != Some(proof.records.len() as u64)
         || stats["boxes_bounded"].as_u64() != Some(proof.bounds.len() as u64)
     {
         tally.problem(
-            "report.stats: the pairs evaluated and boxes bounded are not those of the proof",
+            format!("{pre}report.stats: the pairs evaluated and boxes bounded are not those of the proof"),
         );
     }
-    Ok(())
+    Ok(proof
+        .quantities
+        .iter()
+        .cloned()
+        .zip(fields.into_iter().map(|f| f.map(|(_, e)| e)))
+        .collect())
 }
 
 /// Whether swapping rows `a` and `b` leaves the multiset of columns unchanged (entries compared
@@ -538,7 +553,14 @@ fn hi_at_most(e: &Enclosure, q: &Rational) -> bool {
 /// Walks each searched switch's tree of boxes from all compositions, splitting as the search
 /// does: every box must have each quantity closed there or above, or be one composition whose
 /// canonical form was evaluated (or screened) for it; every closure must sit in the tree.
-fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: &mut Tally) {
+fn check_coverage(
+    proof: &Proof,
+    orbits: &Orbits,
+    inputs: usize,
+    m: u64,
+    pre: &str,
+    tally: &mut Tally,
+) {
     let mut at_box: HashMap<(Key, Vec<u64>), Vec<(usize, usize)>> = HashMap::new();
     let mut screened: HashSet<(Key, usize)> = HashSet::new();
     for (j, c) in proof.closures.iter().enumerate() {
@@ -629,8 +651,7 @@ fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: 
     // before the tree is searched); a bound's closure is always met where it was made.
     for (j, r) in reached.iter().enumerate() {
         if !r && matches!(proof.closures[j].reason, ClosedBy::Bound(_)) {
-            tally.problem(format!(
-                "method.closures.{j}: not a box of the search tree (nothing it closes is reached)"
+            tally.problem(format!("{pre}method.closures.{j}: not a box of the search tree (nothing it closes is reached)"
             ));
         }
     }
@@ -641,6 +662,7 @@ fn check_coverage(proof: &Proof, orbits: &Orbits, inputs: usize, m: u64, tally: 
 fn row_fields(
     report: &Value,
     quantities: &[Quantity],
+    pre: &str,
     tally: &mut Tally,
 ) -> Vec<Option<(String, Enclosure)>> {
     let (mut d, mut e) = (0usize, 0usize);
@@ -649,7 +671,7 @@ fn row_fields(
         .map(|q| {
             let (field, label_ok, key) = match q {
                 Quantity::Delta(t) => {
-                    let f = format!("report.results.{d}");
+                    let f = format!("{pre}report.results.{d}");
                     d += 1;
                     let row = &report["results"][d - 1];
                     (
@@ -659,7 +681,7 @@ fn row_fields(
                     )
                 }
                 Quantity::Epsilon(delta) => {
-                    let f = format!("report.eps_results.{e}");
+                    let f = format!("{pre}report.eps_results.{e}");
                     e += 1;
                     let row = &report["eps_results"][e - 1];
                     (
@@ -676,7 +698,9 @@ fn row_fields(
                 ));
                 return None;
             }
-            let path = field.strip_prefix("report.").expect("a report field");
+            let path = field
+                .strip_prefix(&format!("{pre}report."))
+                .expect("a report field");
             let v = path
                 .split('.')
                 .fold(report, |v, k| match k.parse::<usize>() {
@@ -694,13 +718,12 @@ fn row_fields(
         .collect();
     let listed = |key: &str| report[key].as_array().map_or(0, Vec::len);
     if listed("results") != d || listed("eps_results") != e {
-        tally.problem("report: its rows are not the proof's quantities");
+        tally.problem(format!("{pre}report: its rows are not the proof's quantities"));
     }
     if e == 1 {
         for key in ["delta", "eps_profile", "argmax"] {
             if report[key] != report["eps_results"][0][key] {
-                tally.problem(format!(
-                    "report.{key}: differs from report.eps_results.0.{key}"
+                tally.problem(format!("{pre}report.{key}: differs from report.eps_results.0.{key}"
                 ));
             }
         }
@@ -715,6 +738,7 @@ fn check_argmax(
     proof: &Proof,
     r: &Randomizer,
     fields: &[Option<(String, Enclosure)>],
+    pre: &str,
     tally: &mut Tally,
 ) {
     let background = |counts: &[u64]| {
@@ -750,7 +774,9 @@ fn check_argmax(
             }
         }
         let argmax_field = field.rsplit_once('.').map_or(field.as_str(), |(f, _)| f);
-        let path = argmax_field.strip_prefix("report.").unwrap_or(argmax_field);
+        let path = argmax_field
+            .strip_prefix(&format!("{pre}report."))
+            .unwrap_or(argmax_field);
         let listed = path
             .split('.')
             .fold(report, |v, k| match k.parse::<usize>() {

@@ -25,10 +25,13 @@ use rug::Rational;
 use serde_json::{Value, json};
 
 /// The keys of a claim in a range audit's report beyond the claim's own.
-const CLAIM_KEYS: [&str; 5] = [
+const CLAIM_KEYS: [&str; 8] = [
     "scope",
     "verdict",
     "certified_delta",
+    "decided_by",
+    "undecided_because",
+    "delta_profile",
     "delta_range",
     "eps_range",
 ];
@@ -146,6 +149,38 @@ pub(super) fn verify_range_audit(
             used: false,
         });
     }
+    // Every exact profile that narrowed claims, re-derived from its proof; its δ rows by ε.
+    let mut profiles: Vec<(u64, Vec<(Rational, Enclosure)>, bool)> = Vec::new();
+    for (j, p) in cert["method"]["profiles"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let pre = format!("method.profiles.{j}.");
+        if p["report"]["randomizer"] != cert["mechanism"]["exact"] || p["n"] != p["report"]["n"] {
+            tally.problem(format!(
+                "{pre}report: not a profile of this randomizer at its n"
+            ));
+            continue;
+        }
+        let rows = super::profile_inputs::verify_inputs_proof(
+            &p["report"],
+            &p["method"],
+            &pre,
+            r,
+            settings,
+            tally,
+        )?;
+        let rows = rows
+            .into_iter()
+            .filter_map(|(q, e)| match (q, e) {
+                (crate::profile::Quantity::Delta(Threshold::Eps(eps)), Some(e)) => Some((eps, e)),
+                _ => None,
+            })
+            .collect();
+        profiles.push((p["n"].as_u64().unwrap_or_default(), rows, false));
+    }
     let precision = higher_precision(settings);
     let mut witnesses: Vec<(u64, Rational, [usize; 3])> = Vec::new();
     let mut counts = [0usize; 3];
@@ -199,10 +234,54 @@ pub(super) fn verify_range_audit(
             &recorded["upper"]["value"],
             &format!("{row_field}.upper.value"),
         )?;
-        // The verdict, from the verified ends alone.
-        let enclosure = Enclosure::new(lower.lo().clone(), upper.hi().clone());
+        // The verdict, from the verified ends alone; where they leave it undecided, from the
+        // verified exact profile at the claimed ε when the claim was judged on one.
+        let mut enclosure = Enclosure::new(lower.lo().clone(), upper.hi().clone());
         let (side, claimed) = claim_side(claim);
-        let verdict = judge(&enclosure, side, &claimed);
+        let mut verdict = judge(&enclosure, side, &claimed);
+        let mut decided_by = "range";
+        match (&rc["delta_profile"], verdict) {
+            (Value::Null, Verdict::Undecided) => decided_by = "neither",
+            (Value::Null, _) => {}
+            (_, Verdict::Undecided) => {
+                let found = profiles.iter_mut().find_map(|(n, rows, used)| {
+                    let row = rows.iter().find(|(e, _)| *n == claim.n && *e == claim.eps)?;
+                    *used = true;
+                    Some(row.1.clone())
+                });
+                match found {
+                    Some(profile) => {
+                        if rc["delta_profile"] != with_exact_endpoints(|| profile.to_json()) {
+                            tally.problem(format!(
+                                "{field}.delta_profile: not the verified exact profile's δ_M at n = {}, ε = {}",
+                                claim.n,
+                                crate::enclosure::exact_string(&claim.eps)
+                            ));
+                        }
+                        verdict = judge(&profile, side, &claimed);
+                        decided_by = match verdict {
+                            Verdict::Undecided => "neither",
+                            _ => "exact profile",
+                        };
+                        enclosure = profile;
+                    }
+                    None => tally.problem(format!(
+                        "{field}.delta_profile: no profile in method.profiles answers n = {}, ε = {}",
+                        claim.n,
+                        crate::enclosure::exact_string(&claim.eps)
+                    )),
+                }
+            }
+            (_, _) => tally.problem(format!(
+                "{field}.delta_profile: present, but the range decides the claim"
+            )),
+        }
+        if rc["decided_by"] != decided_by {
+            tally.problem(format!(
+                "{field}.decided_by: records {}, but the verified values make it {decided_by}",
+                rc["decided_by"]
+            ));
+        }
         counts[match verdict {
             Verdict::Sound => 0,
             Verdict::Unsound => 1,
@@ -288,6 +367,11 @@ pub(super) fn verify_range_audit(
     for range in &ranges {
         if !range.used {
             tally.problem(format!("{}: answers no claim", range.field));
+        }
+    }
+    for (j, (_, _, used)) in profiles.iter().enumerate() {
+        if !used {
+            tally.problem(format!("method.profiles.{j}: decides no claim"));
         }
     }
     super::audit::check_summary(report, claims.len(), counts, tally);

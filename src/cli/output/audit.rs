@@ -2,7 +2,7 @@
 
 use super::table;
 use crate::audit::claims::{Claim, ClaimKind};
-use crate::audit::range::{RangeAuditQuery, RangeReport};
+use crate::audit::range::{DecidedBy, RangeAuditQuery, RangeReport};
 use crate::audit::verdict::Verdict;
 use crate::audit::{Audit, AuditQuery, ClaimReport, Tightness, straddle_json};
 use crate::enclosure::{Enclosure, exact_string, number_text, rounded_up};
@@ -297,7 +297,9 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
         r.domain_text()
     );
     s += "judged against the certified range lower ≤ δ_M(ε) ≤ upper (as `bounds`): sound when\n  \
-          the upper bound meets the claim, unsound when the lower bound contradicts it\n";
+          the upper bound meets the claim, unsound when the lower bound contradicts it; a claim it\n  \
+          leaves undecided is judged on the exact profile over every dataset where that is\n  \
+          affordable (--narrow-seconds)\n";
     s += &format!(
         "verdicts: {} sound, {} unsound, {} undecided · every [lo, hi] is a certified enclosure \
          (rounded outward)\n",
@@ -305,6 +307,16 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
         count(Verdict::Unsound),
         count(Verdict::Undecided)
     );
+    let narrowed = reports
+        .iter()
+        .filter(|x| x.decided_by == DecidedBy::ExactProfile)
+        .count();
+    if narrowed > 0 {
+        s += &format!(
+            "decided by the exact profile over every dataset: {}\n",
+            crate::enclosure::count_of(narrowed, "claim", "claims")
+        );
+    }
     if !query.eps_ranges {
         s += "ε_M at the claimed δ: not computed (--eps-ranges adds its certified range)\n";
     }
@@ -431,6 +443,28 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
                 format!("({}{background})", r.inputs[a.pair.1]),
             )
         };
+        if x.decided_by == DecidedBy::ExactProfile {
+            let profile = x.profile.as_ref().expect("decided by it");
+            let at = x.profile_attained.as_ref().map_or(String::new(), |d| {
+                format!(
+                    ", attained at {} → {} with others {}",
+                    r.inputs[d.x1],
+                    r.inputs[d.x1_prime],
+                    others_text(r, &d.background)
+                )
+            });
+            evidence += &format!(
+                "line {}: {} — the exact worst case over every dataset has δ_M({}) ∈ {}{at}\n",
+                c.line,
+                match x.verdict {
+                    Verdict::Unsound => "UNSOUND",
+                    v => v.name(),
+                },
+                exact_string(&c.eps),
+                profile.compact(SHORT)
+            );
+            continue;
+        }
         match (x.verdict, &c.kind) {
             (Verdict::Unsound, ClaimKind::Upper) => {
                 let (first, second) = pair(lower);
@@ -453,11 +487,15 @@ pub fn range_audit_text(query: &RangeAuditQuery, reports: &[RangeReport]) -> Str
             }
             (Verdict::Undecided, _) => {
                 evidence += &format!(
-                    "line {}: undecided — the claimed {} lies inside the certified range [{}, {}]\n",
+                    "line {}: undecided — the claimed {} lies inside the certified range [{}, {}]{}\n",
                     c.line,
                     number_text(delta),
                     x.range.lower.value.compact(SHORT),
-                    x.range.upper.value.compact(SHORT)
+                    x.range.upper.value.compact(SHORT),
+                    match &x.decided_by {
+                        DecidedBy::Neither(why) => format!("; {why}"),
+                        _ => String::new(),
+                    }
                 );
             }
             _ => {}
@@ -486,6 +524,13 @@ pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Val
             v["scope"] = json!("mechanism");
             v["verdict"] = json!(x.verdict.name());
             v["certified_delta"] = x.enclosure().to_json();
+            v["decided_by"] = json!(x.decided_by.name());
+            if let DecidedBy::Neither(why) = &x.decided_by {
+                v["undecided_because"] = json!(why);
+            }
+            if let Some(p) = &x.profile {
+                v["delta_profile"] = p.to_json();
+            }
             v["delta_range"] = row(&x.range);
             v["eps_range"] = x.eps_range.as_ref().map_or(Value::Null, row);
             v
@@ -509,4 +554,19 @@ pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Val
         },
         "claims": claims,
     })
+}
+
+/// The others' counts as `input=count,…` (or "none").
+fn others_text(r: &crate::mechanism::randomizer::Randomizer, counts: &[u64]) -> String {
+    let parts: Vec<String> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(x, c)| format!("{}={c}", r.inputs[x]))
+        .collect();
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(",")
+    }
 }
