@@ -27,7 +27,9 @@
 //! * [`limits`] — Part III: TV and Le Cam transfers, limit experiments, quotient geometry,
 //!   `limit` and `berry-esseen`.
 //! * [`profile`] — the worst case over all compositions k, by a pruned divide-and-conquer scan;
-//!   [`bounds`] — a certified range of the worst case for a randomizer on any input domain.
+//!   [`profile_inputs`] — the worst case over every dataset for a randomizer on more inputs,
+//!   by a certified branch and bound over compositions; [`bounds`] — a certified range of the
+//!   worst case for a randomizer on any input domain (and a local search raising its lower end).
 //! * [`accountants`] and [`audit`] — published amplification bounds computed with certified
 //!   arithmetic, claims judged sound / unsound / undecided, `compare`.
 //! * [`certificate`] — certificates, `verify` and `merge`.

@@ -206,6 +206,7 @@ def audit(
     eps: Optional[Sequence[Number]] = None,
     source: Optional[str] = None,
     eps_ranges: bool = False,
+    narrow_seconds: Optional[Number] = None,
     progress: Progress = None,
     **options: Any,
 ) -> AuditReport:
@@ -218,11 +219,13 @@ def audit(
     ``eps_for_delta`` with ``deltas=``, or ``delta_for_eps`` with ``eps=`` (called with one
     argument at one ``n``, with ``(x, n)`` over a list of n).  ``source`` labels claims built
     here.  The report's ``failure`` names the unsound claims, as the command line's exit
-    code 1 does.
+    code 1 does.  For a randomizer on more inputs, ``narrow_seconds`` bounds the exact profile
+    that decides claims the certified range leaves undecided (0 skips it).
     """
     path = _claims(claims, n, deltas, eps, source)
     argv = ["--mechanism", _spec(mechanism), "--claims", path]
-    argv += _options({"eps_ranges": eps_ranges}) + _options(_common(options))
+    argv += _options({"eps_ranges": eps_ranges, "narrow_seconds": narrow_seconds})
+    argv += _options(_common(options))
     try:
         return run("audit", argv, progress)  # type: ignore[return-value]
     except ValueError as e:

@@ -256,9 +256,9 @@ pub fn audit_range(q: &RangeAuditQuery) -> Result<RangeAudit> {
         reports.push(RangeReport {
             verdict,
             decided_by: match verdict {
-                Verdict::Undecided => {
-                    DecidedBy::Neither("the exact profile was not tried (--narrow-seconds 0)".into())
-                }
+                Verdict::Undecided => DecidedBy::Neither(
+                    "the exact profile was not tried (--narrow-seconds 0)".into(),
+                ),
                 _ => DecidedBy::Range,
             },
             ..report

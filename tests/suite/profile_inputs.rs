@@ -589,7 +589,10 @@ fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
         by("decided_by"),
         ["exact profile", "exact profile", "range", "range"]
     );
-    assert_eq!(report["claims"][0]["certified_delta"], report["claims"][0]["delta_profile"]);
+    assert_eq!(
+        report["claims"][0]["certified_delta"],
+        report["claims"][0]["delta_profile"]
+    );
     assert_eq!(crate::certificates::verify(&file).0, 0);
     // Without narrowing the two stay undecided, and say why.
     // An audit exits 1 when a claim is unsound; its report is on stdout all the same.
@@ -600,21 +603,41 @@ fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
     };
     let plain = json_of(&[&args[..], &["--narrow-seconds", "0"]].concat());
     assert_eq!(plain["summary"]["undecided"], 2);
-    assert!(plain["claims"][0]["undecided_because"].as_str().unwrap().contains("not tried"));
+    assert!(
+        plain["claims"][0]["undecided_because"]
+            .as_str()
+            .unwrap()
+            .contains("not tried")
+    );
     // Tampered: the profile's value, the route named, the profile removed.
     for (name, edit) in [
-        ("profile-value.json", Box::new(|c: &mut serde_json::Value| {
-            c["report"]["claims"][0]["delta_profile"] = json!({"lo": "1/1000", "hi": "1/1000"});
-        }) as Box<dyn Fn(&mut serde_json::Value)>),
-        ("decided-by.json", Box::new(|c: &mut serde_json::Value| {
-            c["report"]["claims"][1]["decided_by"] = json!("range");
-        })),
-        ("no-profile.json", Box::new(|c: &mut serde_json::Value| {
-            c["method"]["profiles"] = json!([]);
-        })),
-        ("profile-closure.json", Box::new(|c: &mut serde_json::Value| {
-            c["method"]["profiles"][0]["method"]["closures"].as_array_mut().unwrap().pop();
-        })),
+        (
+            "profile-value.json",
+            Box::new(|c: &mut serde_json::Value| {
+                c["report"]["claims"][0]["delta_profile"] = json!({"lo": "1/1000", "hi": "1/1000"});
+            }) as Box<dyn Fn(&mut serde_json::Value)>,
+        ),
+        (
+            "decided-by.json",
+            Box::new(|c: &mut serde_json::Value| {
+                c["report"]["claims"][1]["decided_by"] = json!("range");
+            }),
+        ),
+        (
+            "no-profile.json",
+            Box::new(|c: &mut serde_json::Value| {
+                c["method"]["profiles"] = json!([]);
+            }),
+        ),
+        (
+            "profile-closure.json",
+            Box::new(|c: &mut serde_json::Value| {
+                c["method"]["profiles"][0]["method"]["closures"]
+                    .as_array_mut()
+                    .unwrap()
+                    .pop();
+            }),
+        ),
     ] {
         let (status, problems) = verdict_after(&cert, name, edit);
         assert_eq!(status, 1, "{name}: {problems}");
@@ -626,10 +649,26 @@ fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
     let claim = &out["claims"][0];
     assert_eq!(claim["verdict"], "undecided");
     assert_eq!(claim["decided_by"], "neither");
-    assert!(claim["undecided_because"].as_str().unwrap().contains("out of reach"));
+    assert!(
+        claim["undecided_because"]
+            .as_str()
+            .unwrap()
+            .contains("out of reach")
+    );
     assert_fails(
-        &["audit", "-m", "binary-rr:eps0=1", "--claims", &claims, "--narrow-seconds", "5"],
+        &[
+            "audit",
+            "-m",
+            "binary-rr:eps0=1",
+            "--claims",
+            &claims,
+            "--narrow-seconds",
+            "5",
+        ],
         "--narrow-seconds",
     );
-    assert_fails(&[&args[..], &["--narrow-seconds", "-1"]].concat(), "--narrow-seconds");
+    assert_fails(
+        &[&args[..], &["--narrow-seconds", "-1"]].concat(),
+        "--narrow-seconds",
+    );
 }

@@ -58,7 +58,8 @@ pub(super) fn verify_inputs_proof(
         .as_str()
         .is_some_and(|s| s.starts_with("mechanism-wide"));
     if report["slice"] != method["slice"] || wide != proof.slice.is_none() {
-        tally.problem(format!("{pre}report.scope: the report says {} but the proof is {}",
+        tally.problem(format!(
+            "{pre}report.scope: the report says {} but the proof is {}",
             report["scope"],
             match proof.slice {
                 Some(s) => format!("slice {} of {}", s.index, s.of),
@@ -71,7 +72,9 @@ pub(super) fn verify_inputs_proof(
         slices.sort_unstable();
         let expected: Vec<Option<u64>> = (0..shards.len() as u64).map(Some).collect();
         if slices != expected || proof.slice.is_some() {
-            tally.problem(format!("{pre}method.shards: not the slices 0..N−1 of one search, each once"));
+            tally.problem(format!(
+                "{pre}method.shards: not the slices 0..N−1 of one search, each once"
+            ));
         }
     }
     tally.route(
@@ -91,7 +94,9 @@ pub(super) fn verify_inputs_proof(
         }
     }
     let Some(orbits) = Orbits::from_components(inputs, components) else {
-        tally.problem(format!("{pre}method.symmetry: components overlap or are empty"));
+        tally.problem(format!(
+            "{pre}method.symmetry: components overlap or are empty"
+        ));
         return Ok(Vec::new());
     };
     let mut expected: Vec<(usize, usize)> = orbits
@@ -143,7 +148,11 @@ pub(super) fn verify_inputs_proof(
             for (i, v) in values.iter().enumerate() {
                 let Some(pair) = v else { continue };
                 for (side, e) in pair.iter().enumerate() {
-                    tally.recomputed(&format!("{pre}method.records.{j}.values.{i}.{side}"), e, label);
+                    tally.recomputed(
+                        &format!("{pre}method.records.{j}.values.{i}.{side}"),
+                        e,
+                        label,
+                    );
                     if let Endpoint::Finite(lo) = e.lo()
                         && best[i].as_ref().is_none_or(|b| lo > b)
                     {
@@ -305,9 +314,9 @@ pub(super) fn verify_inputs_proof(
     if stats["pairs_evaluated"].as_u64() != Some(proof.records.len() as u64)
         || stats["boxes_bounded"].as_u64() != Some(proof.bounds.len() as u64)
     {
-        tally.problem(
-            format!("{pre}report.stats: the pairs evaluated and boxes bounded are not those of the proof"),
-        );
+        tally.problem(format!(
+            "{pre}report.stats: the pairs evaluated and boxes bounded are not those of the proof"
+        ));
     }
     Ok(proof
         .quantities
@@ -718,12 +727,15 @@ fn row_fields(
         .collect();
     let listed = |key: &str| report[key].as_array().map_or(0, Vec::len);
     if listed("results") != d || listed("eps_results") != e {
-        tally.problem(format!("{pre}report: its rows are not the proof's quantities"));
+        tally.problem(format!(
+            "{pre}report: its rows are not the proof's quantities"
+        ));
     }
     if e == 1 {
         for key in ["delta", "eps_profile", "argmax"] {
             if report[key] != report["eps_results"][0][key] {
-                tally.problem(format!("{pre}report.{key}: differs from report.eps_results.0.{key}"
+                tally.problem(format!(
+                    "{pre}report.{key}: differs from report.eps_results.0.{key}"
                 ));
             }
         }

@@ -245,7 +245,9 @@ pub(super) fn verify_range_audit(
             (Value::Null, _) => {}
             (_, Verdict::Undecided) => {
                 let found = profiles.iter_mut().find_map(|(n, rows, used)| {
-                    let row = rows.iter().find(|(e, _)| *n == claim.n && *e == claim.eps)?;
+                    let row = rows
+                        .iter()
+                        .find(|(e, _)| *n == claim.n && *e == claim.eps)?;
                     *used = true;
                     Some(row.1.clone())
                 });
