@@ -1101,7 +1101,17 @@ mod tests {
         )
         .unwrap();
         let krr = load_randomizer("k-rr:k=4,exp_eps0=3").unwrap();
-        for (r, ns) in [(&generic, 1..=6u64), (&krr, 1..=5u64)] {
+        // Four inputs, three outputs, no symmetry, one zero entry.
+        let four = randomizer_from_text(
+            "four.toml",
+            "inputs = [\"a\", \"b\", \"c\", \"d\"]\nrows = [[\"1/2\", \"1/3\", \"1/6\"], [\"1/5\", \"3/5\", \"1/5\"], [\"1/4\", \"1/4\", \"1/2\"], [\"0\", \"2/3\", \"1/3\"]]\n",
+        )
+        .unwrap();
+        for (r, ns) in [
+            (&generic, vec![1, 2, 3, 4, 5, 6, 12]),
+            (&krr, vec![1, 2, 3, 4, 5, 12]),
+            (&four, vec![2, 5, 12]),
+        ] {
             for n in ns {
                 for c in [Rational::from((3, 2)), Rational::from(2)] {
                     let q = query(r, n, vec![Quantity::Delta(Threshold::ExpEps(c.clone()))]);
