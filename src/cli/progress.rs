@@ -74,6 +74,8 @@ impl Listener for TerminalBar {
     }
 
     fn note(&self, text: &str) {
+        // Folded at the report's width, as every line the tool prints.
+        let text = super::fold(text, super::TEXT_WIDTH);
         match self.state.lock().expect("progress state").1.as_ref() {
             Some(bar) => bar.suspend(|| eprintln!("{text}")),
             None => eprintln!("{text}"),
