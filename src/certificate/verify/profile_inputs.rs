@@ -170,6 +170,28 @@ pub(super) fn verify_inputs_proof(
     // Every closure borne out.
     let floor = crate::profile_inputs::entry_floor(r);
     let mut cache: HashMap<(usize, usize), Vec<Option<Rational>>> = HashMap::new();
+    // Every bound a closure names, rebuilt side by side in the certificate's backend first.
+    let mut named: Vec<usize> = proof
+        .closures
+        .iter()
+        .filter_map(|c| match c.reason {
+            ClosedBy::Bound(i) if i < proof.bounds.len() => Some(i),
+            _ => None,
+        })
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let rebuilt: Vec<(usize, Vec<Option<Rational>>)> = named
+        .into_par_iter()
+        .map(|i| {
+            rebuild_bound(&proof.bounds[i], r, m, floor.as_ref(), settings, settings.backend)
+                .map(|v| (i, v))
+                .map_err(|e| Error::argument(format!("{pre}method.bounds.{i}"), e))
+        })
+        .collect::<Result<_>>()?;
+    for (i, v) in rebuilt {
+        cache.insert((i, 0), v);
+    }
     for (c_index, c) in proof.closures.iter().enumerate() {
         let field = format!("{pre}method.closures.{c_index}");
         let q = &quantities[c.quantity];
