@@ -50,6 +50,21 @@ fn enclosure(v: &Value, field: &str) -> Result<Enclosure> {
     Ok(Enclosure::new(lo, hi))
 }
 
+/// Two shards must agree on each field (a dotted path): the same question, cut differently.
+pub(super) fn agree(first: (&str, &Value), other: (&str, &Value), fields: &[&str]) -> Result<()> {
+    let at = |v: &Value, path: &str| path.split('.').fold(v.clone(), |v, k| v[k].clone());
+    for field in fields {
+        let (a, b) = (at(first.1, field), at(other.1, field));
+        if a != b {
+            return Err(bad(
+                format!("{}: {field}", other.0),
+                format!("differs from {} ({a} vs {b})", first.0),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Reads one shard: a profile certificate, intact.
 fn read(name: &str, text: &str) -> Result<Shard> {
     let cert: Value =
@@ -144,27 +159,11 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
     shards.sort_by_key(|s| s.range);
     let first = &shards[0];
     for s in &shards[1..] {
-        for (field, a, b) in [
-            ("mechanism", &first.cert["mechanism"], &s.cert["mechanism"]),
-            ("settings", &first.cert["settings"], &s.cert["settings"]),
-            (
-                "report.n",
-                &first.cert["report"]["n"],
-                &s.cert["report"]["n"],
-            ),
-            (
-                "method.quantities",
-                &first.cert["method"]["quantities"],
-                &s.cert["method"]["quantities"],
-            ),
-        ] {
-            if a != b {
-                return Err(bad(
-                    format!("{}: {field}", s.name),
-                    format!("differs from {} ({a} vs {b})", first.name),
-                ));
-            }
-        }
+        agree(
+            (&first.name, &first.cert),
+            (&s.name, &s.cert),
+            &["mechanism", "settings", "report.n", "method.quantities"],
+        )?;
     }
     let n = first.cert["report"]["n"]
         .as_u64()

@@ -108,37 +108,18 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
     shards.sort_by_key(|s| s.proof.slice.map(|s| s.index));
     let first = &shards[0];
     for s in &shards[1..] {
-        for (field, a, b) in [
-            ("mechanism", &first.cert["mechanism"], &s.cert["mechanism"]),
-            ("settings", &first.cert["settings"], &s.cert["settings"]),
-            (
+        super::merge::agree(
+            (&first.name, &first.cert),
+            (&s.name, &s.cert),
+            &[
+                "mechanism",
+                "settings",
                 "report.n",
-                &first.cert["report"]["n"],
-                &s.cert["report"]["n"],
-            ),
-            (
                 "method.quantities",
-                &first.cert["method"]["quantities"],
-                &s.cert["method"]["quantities"],
-            ),
-            (
                 "method.symmetry",
-                &first.cert["method"]["symmetry"],
-                &s.cert["method"]["symmetry"],
-            ),
-            (
                 "method.switches",
-                &first.cert["method"]["switches"],
-                &s.cert["method"]["switches"],
-            ),
-        ] {
-            if a != b {
-                return Err(bad(
-                    format!("{}: {field}", s.name),
-                    format!("differs from {} ({a} vs {b})", first.name),
-                ));
-            }
-        }
+            ],
+        )?;
     }
     let of = first.proof.slice.expect("checked").of;
     for (i, s) in shards.iter().enumerate() {

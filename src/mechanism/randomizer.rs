@@ -135,6 +135,18 @@ impl Randomizer {
             })
     }
 
+    /// Counts over the inputs as `input=count,…` (inputs with none left out; empty when all
+    /// are), as reports name the others' inputs of a dataset.
+    pub fn counts_text(&self, counts: &[u64]) -> String {
+        counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(x, c)| format!("{}={c}", self.inputs[x]))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// The input domain in one phrase, for the first lines of every report.
     pub fn domain_text(&self) -> String {
         let count = self.input_count();

@@ -53,15 +53,16 @@ fn brute_force_max(rows: &[Vec<BigRational>], n: usize, c: &BigRational) -> BigR
     }
 }
 
-fn exact_profile(spec: &str, n: usize, exp_eps: &str) -> serde_json::Value {
+/// The exact profile at `--exp-eps C` or `--delta D` (`quantity` names the option).
+fn exact_profile(spec: &str, n: usize, quantity: &str, value: &str) -> serde_json::Value {
     cli_json(&[
         "profile",
         "-m",
         spec,
         "--n",
         &n.to_string(),
-        "--exp-eps",
-        exp_eps,
+        quantity,
+        value,
         "--backend",
         "exact",
         "-q",
@@ -88,7 +89,7 @@ fn the_profile_equals_brute_force_over_every_dataset() {
         ("k-rr:k=4,exp_eps0=3", vec![3, 4], "5/4"),
     ] {
         for n in sizes {
-            let doc = exact_profile(spec, n, exp_eps);
+            let doc = exact_profile(spec, n, "--exp-eps", exp_eps);
             let value = enclosure(&doc["results"][0]["delta_profile"]);
             assert!(value.is_point(), "{spec} n = {n}: exact backend");
             let c = to_big(&shufflecert::enclosure::parse_rational(exp_eps).unwrap());
@@ -504,7 +505,8 @@ fn bounds_search_raises_the_lower_end_to_a_mixed_background() {
     let (file, cert) =
         crate::certificates::certify(&[&args[..], &["--search", "50"]].concat(), "search.json");
     let searched = &cert["report"];
-    let profile = exact_profile_eps("k-rr:k=4,exp_eps0=3", 10, "1e-3");
+    let profile =
+        exact_profile("k-rr:k=4,exp_eps0=3", 10, "--delta", "1e-3")["eps_profile"].clone();
     let lower = &searched["results"][0]["lower"];
     assert!(lower["others"].as_object().unwrap().len() > 1, "{lower}");
     assert!(lower["background"].is_null());
@@ -536,22 +538,6 @@ fn bounds_search_raises_the_lower_end_to_a_mixed_background() {
         ],
         "--search",
     );
-}
-
-/// The exact profile's ε_M(δ) enclosure.
-fn exact_profile_eps(spec: &str, n: usize, delta: &str) -> serde_json::Value {
-    cli_json(&[
-        "profile",
-        "-m",
-        spec,
-        "--n",
-        &n.to_string(),
-        "--delta",
-        delta,
-        "--backend",
-        "exact",
-    ])["eps_profile"]
-        .clone()
 }
 
 #[test]

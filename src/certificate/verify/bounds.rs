@@ -1278,12 +1278,8 @@ fn searched_pair(
             switch: (x1, x1p),
         },
     };
-    let precision = higher_precision(settings);
-    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
-    if subject.exact_affordable(settings) {
-        routes.push(("exact".to_string(), Backend::Exact));
-    }
-    routes
+    subject
+        .routes(settings, higher_precision(settings))
         .into_iter()
         .map(|(label, backend)| {
             let pair = subject.query(settings, backend);

@@ -132,6 +132,16 @@ impl PairSubject<'_> {
         }
     }
 
+    /// The routes a recomputation of this pair takes: MPFR at `precision`, and exact
+    /// rationals where affordable.
+    pub(super) fn routes(&self, settings: &Settings, precision: u32) -> Vec<(String, Backend)> {
+        let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
+        if self.exact_affordable(settings) {
+            routes.push(("exact".to_string(), Backend::Exact));
+        }
+        routes
+    }
+
     /// Whether exact rationals can redo the pair in reasonable time and memory.
     pub(super) fn exact_affordable(&self, settings: &Settings) -> bool {
         match self {
@@ -379,10 +389,7 @@ pub(super) fn verify_pair(
     if command == "epsilon" {
         witness_fields(report, precision, tally)?;
     }
-    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
-    if subject.exact_affordable(settings) {
-        routes.push(("exact".to_string(), Backend::Exact));
-    }
+    let routes = subject.routes(settings, precision);
     for (label, backend) in routes {
         let query = subject.query(settings, backend);
         let recomputed = pair_route(command, report, &*query)?;
@@ -428,10 +435,7 @@ pub(super) fn delta_routes(
     let report = serde_json::json!({ "results": results, "arithmetic": arithmetic });
     let thresholds = thresholds(&report)?;
     let precision = subject.precision(settings, &report);
-    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
-    if subject.exact_affordable(settings) {
-        routes.push(("exact".to_string(), Backend::Exact));
-    }
+    let routes = subject.routes(settings, precision);
     let mut out = Vec::new();
     for (label, backend) in routes {
         let c = subject.query(settings, backend).delta(&DeltaJob {

@@ -184,9 +184,16 @@ pub(super) fn verify_inputs_proof(
     let rebuilt: Vec<(usize, Vec<Option<Rational>>)> = named
         .into_par_iter()
         .map(|i| {
-            rebuild_bound(&proof.bounds[i], r, m, floor.as_ref(), settings, settings.backend)
-                .map(|v| (i, v))
-                .map_err(|e| Error::argument(format!("{pre}method.bounds.{i}"), e))
+            rebuild_bound(
+                &proof.bounds[i],
+                r,
+                m,
+                floor.as_ref(),
+                settings,
+                settings.backend,
+            )
+            .map(|v| (i, v))
+            .map_err(|e| Error::argument(format!("{pre}method.bounds.{i}"), e))
         })
         .collect::<Result<_>>()?;
     for (i, v) in rebuilt {
@@ -415,11 +422,8 @@ fn recompute_record(
         randomizer: r,
         background,
     };
-    let mut routes = vec![(format!("mpfr-{precision}"), Backend::Mpfr { precision })];
-    if subject.exact_affordable(settings) {
-        routes.push(("exact".to_string(), Backend::Exact));
-    }
-    routes
+    subject
+        .routes(settings, precision)
         .into_iter()
         .map(|(label, backend)| {
             let query = subject.query(settings, backend);
@@ -775,18 +779,9 @@ fn check_argmax(
     pre: &str,
     tally: &mut Tally,
 ) {
-    let background = |counts: &[u64]| {
-        let parts: Vec<String> = counts
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .map(|(x, c)| format!("{}={c}", r.inputs[x]))
-            .collect();
-        if parts.is_empty() {
-            "no others".to_string()
-        } else {
-            parts.join(",")
-        }
+    let background = |counts: &[u64]| match r.counts_text(counts) {
+        t if t.is_empty() => "no others".to_string(),
+        t => t,
     };
     for (i, field) in fields.iter().enumerate() {
         let Some((field, row)) = field else { continue };

@@ -558,15 +558,8 @@ pub fn range_audit_json(query: &RangeAuditQuery, reports: &[RangeReport]) -> Val
 
 /// The others' counts as `input=count,…` (or "none").
 fn others_text(r: &crate::mechanism::randomizer::Randomizer, counts: &[u64]) -> String {
-    let parts: Vec<String> = counts
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| **c > 0)
-        .map(|(x, c)| format!("{}={c}", r.inputs[x]))
-        .collect();
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(",")
+    match r.counts_text(counts) {
+        t if t.is_empty() => "none".into(),
+        t => t,
     }
 }

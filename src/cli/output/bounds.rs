@@ -210,15 +210,7 @@ pub(super) fn cell(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -
 /// The pair attaining an end: `x1 -> x1'`, with `, others x2` for a concrete pair.
 pub(super) fn pair_label(r: &crate::mechanism::randomizer::Randomizer, a: &Attained) -> String {
     let background = match (&a.others, a.background) {
-        (Some(others), _) => {
-            let parts: Vec<String> = others
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(x, c)| format!("{}={c}", r.inputs[x]))
-                .collect();
-            format!(", others {}", parts.join(","))
-        }
+        (Some(others), _) => format!(", others {}", r.counts_text(others)),
         (None, Some(x)) => format!(", others {}", r.inputs[x]),
         (None, None) => String::new(),
     };

@@ -46,17 +46,11 @@ fn dataset_text(q: &InputsProfileQuery, d: &Dataset) -> String {
 }
 
 /// The background as `--background` takes it: `label=count`, comma-separated, zeros omitted.
-fn background_text(q: &InputsProfileQuery, counts: &[u64]) -> String {
-    let parts: Vec<String> = counts
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| **c > 0)
-        .map(|(x, c)| format!("{}={c}", q.randomizer.inputs[x]))
-        .collect();
-    if parts.is_empty() {
-        "no others".into()
-    } else {
-        parts.join(",")
+/// The others' counts, as `delta --background` takes them (or "no others").
+pub(crate) fn background_text(q: &InputsProfileQuery, counts: &[u64]) -> String {
+    match q.randomizer.counts_text(counts) {
+        t if t.is_empty() => "no others".into(),
+        t => t,
     }
 }
 
