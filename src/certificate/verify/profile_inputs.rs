@@ -119,7 +119,9 @@ pub(super) fn verify_inputs_proof(
     let precision = higher_precision(settings);
     let quantities = &proof.quantities;
     let mut best: Vec<Option<Rational>> = vec![None; quantities.len()];
-    let mut maxima: HashMap<String, Vec<Option<Enclosure>>> = HashMap::new();
+    // Per route: per quantity, the largest recomputed value and how many records it covers (a
+    // route's maximum stands for the row only when it covers every record).
+    let mut maxima: HashMap<String, (Vec<Option<Enclosure>>, Vec<usize>)> = HashMap::new();
     let recomputed: Vec<Vec<(String, Vec<Option<[Enclosure; 2]>>)>> = proof
         .records
         .par_iter()
@@ -142,11 +144,12 @@ pub(super) fn verify_inputs_proof(
         }
         for (label, values) in routes {
             tally.route(label.clone());
-            let max = maxima
+            let (max, covered) = maxima
                 .entry(label.clone())
-                .or_insert_with(|| vec![None; quantities.len()]);
+                .or_insert_with(|| (vec![None; quantities.len()], vec![0; quantities.len()]));
             for (i, v) in values.iter().enumerate() {
                 let Some(pair) = v else { continue };
+                covered[i] += 1;
                 for (side, e) in pair.iter().enumerate() {
                     tally.recomputed(
                         &format!("{pre}method.records.{j}.values.{i}.{side}"),
@@ -332,8 +335,13 @@ pub(super) fn verify_inputs_proof(
     for (i, field) in fields.iter().enumerate() {
         let Some((field, row)) = field else { continue };
         tally.certified(field, row.clone(), true);
-        for (label, max) in &maxima {
-            if let Some(e) = &max[i] {
+        let records = proof
+            .records
+            .iter()
+            .filter(|rec| rec.values[i].is_some())
+            .count();
+        for (label, (max, covered)) in &maxima {
+            if let (Some(e), true) = (&max[i], covered[i] == records) {
                 tally.recomputed(field, e, label);
             }
         }
