@@ -814,6 +814,9 @@ fn range_audit_certificates_round_trip() {
         "--claims",
         &claims,
         "--eps-ranges",
+        // The range alone (the exact profile would decide the claim it leaves undecided).
+        "--narrow-seconds",
+        "0",
     ];
     let (file, cert) = certify_with_status(&args, "range-audit.json", 1);
     assert_eq!(cert["schema"], "shufflecert/certificate/v2");
@@ -905,6 +908,9 @@ fn range_audit_certificates_reject_tampering() {
         "--claims",
         &claims,
         "--eps-ranges",
+        // The range alone (the exact profile would decide the claim it leaves undecided).
+        "--narrow-seconds",
+        "0",
     ];
     let (_, cert) = certify_with_status(&args, "range-audit-tamper.json", 1);
     let row = "/method/ranges/0/results/0";
