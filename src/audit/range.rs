@@ -295,9 +295,9 @@ fn narrow(
     for (n, eps) in by_n {
         crate::progress::note(&format!(
             "audit: the range leaves claims at n = {n} undecided; the exact profile over every \
-             dataset at their {} ε gets at most {} s (--narrow-seconds)",
+             dataset at their {} ε gets at most {} (--narrow-seconds)",
             eps.len(),
-            q.narrow_seconds
+            crate::exact::pair::duration_text(q.narrow_seconds)
         ));
         let mut options = q.options.clone();
         options.time_limit_seconds = q.narrow_seconds;
@@ -318,11 +318,17 @@ fn narrow(
         };
         let profile = match crate::profile_inputs::inputs_profile(&query) {
             Ok(p) => p,
-            Err(e)
-                if matches!(&e, Error::TooLarge(_))
-                    || matches!(&e, Error::Argument { field, .. } if field == "--max-seconds") =>
-            {
-                let why = format!("the exact profile at n = {n} is out of reach: {e}");
+            Err(e @ (Error::TooLarge(_) | Error::Argument { .. })) => {
+                let why = match e {
+                    Error::Argument { field, message } if field == "--max-seconds" => format!(
+                        "the exact profile at n = {n} is out of reach within --narrow-seconds: \
+                         {message}"
+                    ),
+                    Error::TooLarge(message) => {
+                        format!("the exact profile at n = {n} is out of reach: {message}")
+                    }
+                    e => return Err(e),
+                };
                 for x in reports
                     .iter_mut()
                     .filter(|x| x.claim.n == n && x.verdict == Verdict::Undecided)

@@ -31,7 +31,8 @@ pub struct Found {
 /// What the search did.
 #[derive(Clone, Debug, Default)]
 pub struct SearchStats {
-    /// Compositions evaluated (each at most once, up to symmetry).
+    /// Mixed compositions evaluated (each at most once, up to symmetry; the homogeneous starts
+    /// are not counted).
     pub evaluated: usize,
     /// Whether it stopped at its budget (evaluations or time) rather than at a local maximum.
     pub stopped_early: bool,
@@ -107,7 +108,10 @@ pub fn raise_lower(
                 let values = match seen.get(&key) {
                     Some(v) => v.clone(),
                     None => {
-                        if stats.evaluated >= budget {
+                        // A homogeneous background (the start) is the range's own lower end
+                        // already: it is the reference, not one of the N mixed ones.
+                        let mixed = key.1.iter().filter(|c| **c > 0).count() > 1;
+                        if mixed && stats.evaluated >= budget {
                             stats.stopped_early = true;
                             break 'starts;
                         }
@@ -116,10 +120,8 @@ pub fn raise_lower(
                             stats.stopped_early = true;
                             break 'starts;
                         };
-                        stats.evaluated += 1;
+                        stats.evaluated += usize::from(mixed);
                         seen.insert(key.clone(), values.clone());
-                        // A homogeneous background is the range's own lower end already.
-                        let mixed = key.1.iter().filter(|c| **c > 0).count() > 1;
                         for (side, v) in values.iter().enumerate().filter(|_| mixed) {
                             let pair = if side == 0 {
                                 switch

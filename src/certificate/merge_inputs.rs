@@ -91,10 +91,14 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
         let proof =
             inputs_proof::read(&cert["method"], r, n - 1).map_err(|e| bad(name, e.to_string()))?;
         if proof.slice.is_none() {
-            return Err(bad(
-                name,
-                "already mechanism-wide (made without --slice); merge the slices it came from",
-            ));
+            let why = match cert["method"]["shards"].as_array() {
+                Some(s) => format!(
+                    "already mechanism-wide (a merge of {} slices); merge the slices it came from",
+                    s.len()
+                ),
+                None => "already mechanism-wide (made without --slice); nothing to merge".into(),
+            };
+            return Err(bad(name, why));
         }
         shards.push(Shard {
             name: name.clone(),
@@ -173,8 +177,12 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
                 .ok_or_else(|| bad(format!("{}: report.stats.{key}", s.name), "malformed"))
         };
         stats.bound_pairs += reported["bound_pairs"].as_u64().unwrap_or_default();
-        stats.compositions_closed += count("compositions_closed")?;
-        stats.compositions_total += count("compositions_total")?;
+        stats.compositions_closed = stats
+            .compositions_closed
+            .saturating_add(count("compositions_closed")?);
+        stats.compositions_total = stats
+            .compositions_total
+            .saturating_add(count("compositions_total")?);
         for a in s.cert["report"]["arithmetic"]
             .as_str()
             .unwrap_or_default()

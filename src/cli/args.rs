@@ -62,8 +62,8 @@ pub enum Command {
     /// TV, KL (both ways), JSD, χ², squared Hellinger and Rényi divergences of the pair.
     #[command(override_usage = PAIR_USAGE_DIVERGENCES)]
     Divergences(DivergenceArgs),
-    /// The mechanism's guarantee: the worst case over every composition k (δ_M at ε, or ε at δ)
-    /// of a binary-input mechanism.
+    /// The mechanism's guarantee, δ_M at ε or ε_M at δ: the worst case over every composition k
+    /// (binary inputs), or over every dataset by a certified branch and bound (more inputs).
     #[command(
         override_usage = "shufflecert profile -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D[,D…] | --renyi-order A[,A…] | --plot FILE.svg) [OPTIONS]"
     )]
@@ -164,7 +164,7 @@ pub struct BoundsArgs {
 
     /// Raise the lower end by a local search over mixed backgrounds (the others' inputs not all
     /// alike), evaluating at most N compositions; the best dataset found is reported.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub search: Option<String>,
 }
 
@@ -594,13 +594,13 @@ pub struct ProfileArgs {
     pub renyi_order: Option<String>,
 
     /// Scan only k in A..B (inclusive): a partial profile, not the mechanism's guarantee.
-    #[arg(long, value_name = "A..B")]
+    #[arg(long, value_name = "A..B", allow_hyphen_values = true)]
     pub k_range: Option<String>,
 
     /// For a randomizer on more than two inputs: search only slice I of N of the compositions
     /// (numbered from 0), for a job array; `merge` combines the N slices' certificates into the
     /// mechanism-wide profile.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub slice: Option<String>,
 
     /// Worker threads (default: all cores).

@@ -640,11 +640,23 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                         })
                 })
                 .collect::<Result<Vec<_>>>()?;
-            if files
-                .first()
-                .is_some_and(|(_, text)| crate::certificate::merge_inputs::is_inputs_profile(text))
-            {
-                return merge_inputs(a, &files);
+            let inputs_kind =
+                |text: &str| crate::certificate::merge_inputs::is_inputs_profile(text);
+            if let Some((first, first_text)) = files.first() {
+                let kind = inputs_kind(first_text);
+                if let Some((other, _)) = files.iter().find(|(_, t)| inputs_kind(t) != kind) {
+                    let (slices, shards) = if kind { (first, other) } else { (other, first) };
+                    return Err(Error::argument(
+                        other.clone(),
+                        format!(
+                            "{slices} is a slice of a profile over every dataset (--slice) but \
+                             {shards} is not; merge certificates of one kind at a time"
+                        ),
+                    ));
+                }
+                if kind {
+                    return merge_inputs(a, &files);
+                }
             }
             let merged = crate::certificate::merge::merge(&files)?;
             let (query, result) = (&merged.query, &merged.profile);
@@ -878,9 +890,20 @@ fn profile_inputs(
         .build()
         .map_err(|e| Error::argument("--threads", e.to_string()))?;
     let muted = crate::progress::notes_muted();
-    let result = pool.install(|| {
-        crate::progress::mute_notes_if(muted, || crate::profile_inputs::inputs_profile(query))
-    })?;
+    let result = pool
+        .install(|| {
+            crate::progress::mute_notes_if(muted, || crate::profile_inputs::inputs_profile(query))
+        })
+        .map_err(|e| match e {
+            Error::Argument { field, message } if field == "--max-seconds" => Error::argument(
+                field,
+                format!("{message}; `bounds` gives a certified range of the same worst case"),
+            ),
+            Error::TooLarge(message) => Error::TooLarge(format!(
+                "{message}; `bounds` gives a certified range of the same worst case"
+            )),
+            e => e,
+        })?;
     if let Some(path) = &a.common.certificate {
         certify::write(path, certify::inputs_profile_parts(query, &result))?;
     }

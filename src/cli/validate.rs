@@ -1007,7 +1007,10 @@ fn slice(text: &str) -> Result<crate::profile_inputs::Slice> {
             format!("expected I/N with 0 ≤ I < N, got \"{text}\""),
         )
     };
-    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n) = text
+        .split_once('/')
+        .filter(|(_, n)| !n.contains('/'))
+        .ok_or_else(bad)?;
     let (index, of) = (whole("--slice", i)?, whole("--slice", n)?);
     if of == 0 || index >= of {
         return Err(bad());

@@ -25,7 +25,7 @@ impl CompositionBox {
 
     /// The users the box's compositions all hold (`Σ lo`).
     pub fn fixed(&self) -> u64 {
-        self.lo.iter().sum()
+        self.lo.iter().fold(0u64, |a, b| a.saturating_add(*b))
     }
 
     /// Whether the box is one composition.
@@ -33,43 +33,90 @@ impl CompositionBox {
         self.lo == self.hi
     }
 
-    /// The number of compositions in the box (saturating).
+    /// The number of compositions in the box, saturating at `u128::MAX`.
+    ///
+    /// With `r = m − Σ lo` free users and widths `w_x = hi_x − lo_x`, only the coordinates with
+    /// `w_x < r` constrain anything; over those, inclusion–exclusion gives
+    /// `Σ_S (−1)^|S| C(r − Σ_{x∈S}(w_x + 1) + d − 1, d − 1)` in exact integers (no O(r) memory,
+    /// so any n is fine). When 2^|S| would pass the cost of a DP over `r` (many constrained
+    /// inputs, few users), the DP counts instead.
     pub fn count(&self, m: u64) -> u128 {
-        // Compositions of the free users r = m − Σ lo with c_x − lo_x ≤ hi_x − lo_x: by
-        // inclusion–exclusion over a small number of inputs, or a DP; a DP over inputs is exact.
-        let r = (m - self.fixed()) as usize;
-        let mut ways = vec![0u128; r + 1];
-        ways[0] = 1;
+        let r = m - self.fixed();
+        let d = self.lo.len() as u32;
+        let constrained: Vec<u64> = self
+            .lo
+            .iter()
+            .zip(&self.hi)
+            .map(|(lo, hi)| hi - lo)
+            .filter(|&w| w < r)
+            .collect();
+        let subsets = 1u128
+            .checked_shl(constrained.len() as u32)
+            .unwrap_or(u128::MAX);
+        if subsets > 4096 && (r as u128) * (d as u128) < subsets {
+            return self.count_by_dp(r as usize);
+        }
+        let mut total = rug::Integer::new();
+        for mask in 0..(1u64 << constrained.len()) {
+            let taken: u128 = constrained
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask >> i & 1 == 1)
+                .map(|(_, w)| *w as u128 + 1)
+                .sum();
+            if taken > r as u128 {
+                continue;
+            }
+            let top = rug::Integer::from(r as u128 - taken) + (d - 1);
+            let term = top.binomial(d - 1);
+            if mask.count_ones() % 2 == 0 {
+                total += term;
+            } else {
+                total -= term;
+            }
+        }
+        total.to_u128().unwrap_or(u128::MAX)
+    }
+
+    /// [`Self::count`] by a DP over the inputs in exact integers, `r + 1` counters (for few
+    /// free users).
+    fn count_by_dp(&self, r: usize) -> u128 {
+        use rug::Integer;
+        let mut ways = vec![Integer::new(); r + 1];
+        ways[0] = Integer::from(1);
         for (lo, hi) in self.lo.iter().zip(&self.hi) {
             let width = (hi - lo) as usize;
-            let mut next = vec![0u128; r + 1];
             // next[s] = Σ_{t=0}^{min(width, s)} ways[s − t], by a running window sum.
-            let mut window = 0u128;
+            let mut window = Integer::new();
+            let mut next = Vec::with_capacity(r + 1);
             for s in 0..=r {
-                window = window.saturating_add(ways[s]);
+                window += &ways[s];
                 if s > width {
-                    window -= ways[s - width - 1];
+                    window -= &ways[s - width - 1];
                 }
-                next[s] = window;
+                next.push(window.clone());
             }
             ways = next;
         }
-        ways[r]
+        ways[r].to_u128().unwrap_or(u128::MAX)
     }
 
     /// The box with `lo` and `hi` tightened by `Σ c = m`: `lo_x ≥ m − Σ_{y≠x} hi_y` and
     /// `hi_x ≤ m − Σ_{y≠x} lo_y`; `None` when the box holds no composition.
     pub fn tightened(mut self, m: u64) -> Option<Self> {
-        let sum_hi: u64 = self.hi.iter().sum();
-        let sum_lo: u64 = self.lo.iter().sum();
-        if sum_lo > m || sum_hi < m {
+        // Sums in u128: d coordinates of up to m each cannot overflow it.
+        let sum_hi: u128 = self.hi.iter().map(|&h| h as u128).sum();
+        let sum_lo: u128 = self.lo.iter().map(|&l| l as u128).sum();
+        let m128 = m as u128;
+        if sum_lo > m128 || sum_hi < m128 {
             return None;
         }
         for x in 0..self.lo.len() {
-            let others_hi = sum_hi - self.hi[x];
-            let others_lo = sum_lo - self.lo[x];
-            self.lo[x] = self.lo[x].max(m.saturating_sub(others_hi));
-            self.hi[x] = self.hi[x].min(m - others_lo);
+            let others_hi = sum_hi - self.hi[x] as u128;
+            let others_lo = sum_lo - self.lo[x] as u128;
+            // Both fit u64: m − others_hi ≤ m, and m − others_lo ≤ m since others_lo ≤ m.
+            self.lo[x] = self.lo[x].max(m128.saturating_sub(others_hi) as u64);
+            self.hi[x] = self.hi[x].min((m128 - others_lo) as u64);
         }
         // One pass reaches the fixed point: the new bounds use the old sums, and each new
         // bound is implied by them (c_x = m − Σ_{y≠x} c_y).
@@ -136,12 +183,27 @@ pub(super) mod tests {
             for m in 0..=7 {
                 let root = CompositionBox::all(inputs, m);
                 assert_eq!(root.count(m), compositions(inputs, m).len() as u128);
+                assert_eq!(root.count(m), root.count_by_dp((m - root.fixed()) as usize));
                 let mut found = Vec::new();
                 leaves(&root, m, &mut found);
                 found.sort();
                 assert_eq!(found, compositions(inputs, m), "{inputs} inputs, m = {m}");
             }
         }
+    }
+
+    #[test]
+    fn any_number_of_users_is_counted_without_overflow_or_memory() {
+        let m = u64::MAX;
+        let root = CompositionBox::all(4, m);
+        assert_eq!(root.count(m), u128::MAX, "C(2^64 + 2, 3) saturates");
+        let parts = root.split(m);
+        assert_eq!(parts.len(), 2);
+        assert!(parts.iter().all(|p| p.count(m) == u128::MAX));
+        // 2^40 users over three inputs: C(2^40 + 2, 2) exactly.
+        let m = 1u64 << 40;
+        let c = (m as u128 + 2) * (m as u128 + 1) / 2;
+        assert_eq!(CompositionBox::all(3, m).count(m), c);
     }
 
     #[test]
@@ -160,6 +222,7 @@ pub(super) mod tests {
                 })
                 .collect();
             assert_eq!(inside.len() as u128, b.count(m));
+            assert_eq!(b.count_by_dp((m - b.fixed()) as usize), b.count(m));
             assert!(
                 inside
                     .iter()

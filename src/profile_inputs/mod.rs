@@ -21,7 +21,7 @@ use crate::arith::exact::ExactCtx;
 use crate::enclosure::{Enclosure, Endpoint};
 use crate::error::{Error, Result};
 use crate::exact::background::Background;
-use crate::exact::pair::PairOptions;
+use crate::exact::pair::{PairOptions, duration_text};
 use crate::mechanism::Entry;
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
@@ -275,6 +275,16 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     if q.n == 0 {
         return Err(Error::argument("--n", "must be at least 1"));
     }
+    if q.n > crate::exact::pair::WINDOW_MAX_N as u64 {
+        return Err(Error::argument(
+            "--n",
+            format!(
+                "the pairs of a randomizer on more than two inputs are windowed laws, which need \
+                 n ≤ {}",
+                crate::exact::pair::WINDOW_MAX_N
+            ),
+        ));
+    }
     if q.quantities.is_empty() {
         return Err(Error::argument("--eps", "give at least one quantity"));
     }
@@ -311,7 +321,9 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     s.stats.switches = (switches.len(), inputs * (inputs - 1) / 2);
     let root = CompositionBox::all(inputs, m);
     let roots = slice_roots(&switches, inputs, m, q.slice);
-    s.stats.compositions_total = roots.iter().map(|(_, b)| b.count(m)).sum();
+    s.stats.compositions_total = roots
+        .iter()
+        .fold(0u128, |a, (_, b)| a.saturating_add(b.count(m)));
     // The floor: every homogeneous background. Its first pair times the rest: a floor that
     // alone would pass the time limit is refused before it runs.
     let mut floor = Vec::new();
@@ -363,7 +375,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         let count = work.boxed.count(m);
         let open = s.closed_by_parent(&work);
         if open.iter().all(|o| !o) {
-            s.stats.compositions_closed += count;
+            s.stats.compositions_closed = s.stats.compositions_closed.saturating_add(count);
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
             continue;
         }
@@ -388,7 +400,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         }
         let (priority, still_open, bounds) = s.bound(&work, &open, &orbits)?;
         if still_open.iter().all(|o| !o) {
-            s.stats.compositions_closed += count;
+            s.stats.compositions_closed = s.stats.compositions_closed.saturating_add(count);
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
             continue;
         }
@@ -457,12 +469,39 @@ impl Search<'_> {
                 "--max-seconds",
                 format!(
                     "the worst case over every dataset starts from {floor_pairs} homogeneous \
-                     backgrounds at about {each:.2} s each (about {estimate:.0} s), past the \
-                     limit of {limit} s; `bounds` gives a certified range of the same worst case"
+                     backgrounds at about {} each (about {}), past the limit of {}",
+                    duration_text(each),
+                    duration_text(estimate),
+                    duration_text(limit)
                 ),
             ));
         }
         Ok(())
+    }
+
+    /// A pair's refusal: past the time left of the budget it is the search's time limit (the
+    /// pair may well fit a fresh budget); otherwise the pair is too large.
+    fn refused(&self, e: Error, b: &Background) -> Error {
+        let limit = self.q.options.time_limit_seconds;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        match e {
+            Error::TooLarge(message)
+                if message.contains("--max-seconds") && elapsed >= 0.01 * limit =>
+            {
+                Error::argument(
+                    "--max-seconds",
+                    format!(
+                        "the search over compositions would pass its limit of {} after {} pairs \
+                         and {} bounds: {} were left for the next pair ({message})",
+                        duration_text(limit),
+                        self.stats.pairs_evaluated,
+                        self.stats.boxes_bounded,
+                        duration_text((limit - elapsed).max(0.0)),
+                    ),
+                )
+            }
+            e => too_large(e, b),
+        }
     }
 
     fn check_time(&self) -> Result<()> {
@@ -472,9 +511,11 @@ impl Search<'_> {
             return Err(Error::argument(
                 "--max-seconds",
                 format!(
-                    "the search over compositions passed {limit} s after {} pairs and {} bounds; \
-                     `bounds` gives a certified range of the worst case",
-                    self.stats.pairs_evaluated, self.stats.boxes_bounded
+                    "the search over compositions passed its limit of {} after {} pairs and {} \
+                     bounds",
+                    duration_text(limit),
+                    self.stats.pairs_evaluated,
+                    self.stats.boxes_bounded
                 ),
             ));
         }
@@ -488,7 +529,13 @@ impl Search<'_> {
                 counts: counts.to_vec(),
                 switch,
             },
-            options: self.q.options.clone(),
+            options: PairOptions {
+                // A pair gets what is left of the search's budget, not all of it.
+                time_limit_seconds: (self.q.options.time_limit_seconds
+                    - self.started.elapsed().as_secs_f64())
+                .max(0.0),
+                ..self.q.options.clone()
+            },
             backend: self.q.backend,
             exact_ctx: self.q.exact_ctx,
             escalate_above: self.q.escalate_above,
@@ -533,8 +580,8 @@ impl Search<'_> {
         let deltas = if thresholds.is_empty() {
             Vec::new()
         } else {
-            let computed =
-                answer(&bq, &DeltaJob { thresholds }).map_err(|e| too_large(e, &bq.background))?;
+            let computed = answer(&bq, &DeltaJob { thresholds })
+                .map_err(|e| self.refused(e, &bq.background))?;
             self.note_arithmetic(&computed.arithmetic);
             computed.result
         };
@@ -578,7 +625,7 @@ impl Search<'_> {
                             delta: delta.clone(),
                         },
                     )
-                    .map_err(|e| too_large(e, &bq.background))?;
+                    .map_err(|e| self.refused(e, &bq.background))?;
                     self.note_arithmetic(&computed.arithmetic);
                     [computed.result.qp.eps, computed.result.pq.eps]
                 }
@@ -649,12 +696,14 @@ impl Search<'_> {
             .iter()
             .filter(|key| !self.bound_cache.contains_key(*key))
             .map(|key| {
-                let bq = match &plan.row {
+                let mut bq = match &plan.row {
                     Some(row) if key.users > 0 => {
                         self.blanket_query(work.switch, &lo, row, key.users)
                     }
                     _ => self.background_query(work.switch, &lo),
                 };
+                // A bound needs only an upper end: no escalation to MPFR to narrow it.
+                bq.escalate_above = None;
                 (key.clone(), bq)
             })
             .collect();
@@ -666,12 +715,19 @@ impl Search<'_> {
                     let job = DeltaJob {
                         thresholds: thresholds.clone(),
                     };
-                    answer(&bq, &job)
-                        .map(|c| (key, c))
-                        .map_err(|e| too_large(e, &bq.background))
+                    answer(&bq, &job).map(|c| (key, c))
                 })
-                .collect::<Result<Vec<_>>>()?
+                .collect::<Vec<_>>()
         };
+        // A bounding pair out of reach leaves the box unbounded: it is split instead, and its
+        // children keep the parent's bounds (sound: nothing is closed without a bound).
+        if computed
+            .iter()
+            .any(|c| matches!(c, Err(Error::TooLarge(_))))
+        {
+            return Ok((work.priority, open.to_vec(), work.parent.clone()));
+        }
+        let computed = computed.into_iter().collect::<Result<Vec<_>>>()?;
         for (key, c) in computed {
             self.note_arithmetic(&c.arithmetic);
             self.stats.bound_pairs += 1;
@@ -962,12 +1018,12 @@ pub fn entry_floor(r: &Randomizer) -> Option<Vec<Vec<Rational>>> {
 }
 
 /// A pair the search needs that is too large, said as such: which composition (the blanket's
-/// users last, for a box's bound), and what answers instead.
+/// users last, for a box's bound).
 fn too_large(e: Error, b: &Background) -> Error {
     match e {
         Error::TooLarge(message) => Error::TooLarge(format!(
             "the search over every dataset needs the pair of the others' counts {:?} under the \
-             switch {}:{}, and {message}; `bounds` gives a certified range of the worst case",
+             switch {}:{}, and {message}",
             b.counts, b.switch.0, b.switch.1
         )),
         e => e,

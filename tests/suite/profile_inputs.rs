@@ -318,6 +318,18 @@ fn certificates_verify_and_every_tampering_is_rejected() {
         b["breakpoints"] = json!([users]);
     });
     assert_eq!(status, 1, "{problems}");
+    // Breakpoints that are not whole numbers, or out of order: a broken proof, INVALID (not
+    // bad input to verify).
+    for (name, breakpoints, says) in [
+        ("breakpoints-text.json", json!([-1]), "cannot be read"),
+        ("breakpoints-order.json", json!([2, 1]), "cannot be rebuilt"),
+    ] {
+        let (status, problems) = verdict_after(&cert, name, |c| {
+            c["method"]["bounds"][index]["breakpoints"] = breakpoints;
+        });
+        assert_eq!(status, 1, "{problems}");
+        assert!(problems.contains(says), "{problems}");
+    }
     // A closure moved to a box its bound does not contain.
     let (status, problems) = verdict_after(&cert, "moved.json", |c| {
         let cl = &mut c["method"]["closures"][bound];
@@ -480,9 +492,56 @@ fn slices_merge_into_the_whole_profile_and_each_verifies() {
         ],
         "--slice",
     );
-    for bad in ["3/3", "1", "0/0", "a/2"] {
+    for bad in ["3/3", "1", "0/0", "a/2", "1/2/3", "-1/2"] {
         assert_fails(&[&base[..], &["--slice", bad]].concat(), "--slice");
     }
+    // Slices and shards over ranges of k are not merged together; the file that differs is named.
+    let (shard, _) = crate::certificates::certify(
+        &[
+            "profile",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "20",
+            "--eps",
+            "1",
+            "--k-range",
+            "0..9",
+        ],
+        "binary-shard.json",
+    );
+    assert_fails(&["merge", &files[0], &shard], "one kind at a time");
+    assert_fails(&["merge", &shard, &files[0]], "one kind at a time");
+}
+
+#[test]
+fn a_merge_of_many_slices_verifies() {
+    // 30 slices of 6-RR at n = 5: the levels the slices were cut from are walked by verify.
+    let base = [
+        "profile",
+        "-m",
+        "k-rr:k=6,exp_eps0=3",
+        "--n",
+        "5",
+        "--eps",
+        "0.5",
+    ];
+    let whole = cli_json(&base);
+    let mut args = vec!["merge".to_string()];
+    for i in 0..30 {
+        let (file, _) = crate::certificates::certify(
+            &[&base[..], &["--slice", &format!("{i}/30")]].concat(),
+            &format!("many-slice-{i}.json"),
+        );
+        args.push(file);
+    }
+    let merged_cert = crate::certificates::path("many-slices-merged.json");
+    args.extend(["--certificate".to_string(), merged_cert.clone()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let merged = cli_json(&args);
+    assert_eq!(merged["results"], whole["results"]);
+    let (status, report) = crate::certificates::verify(&merged_cert);
+    assert_eq!(status, 0, "{report}");
 }
 
 #[test]
@@ -523,7 +582,9 @@ fn bounds_search_raises_the_lower_end_to_a_mixed_background() {
         c["report"]["results"][0]["lower"]["others"] = json!({"0": 5, "2": 4});
     });
     assert_eq!(status, 1);
-    assert_fails(&[&args[..], &["--search", "0"]].concat(), "--search");
+    for bad in ["0", "-3"] {
+        assert_fails(&[&args[..], &["--search", bad]].concat(), "--search");
+    }
     assert_fails(
         &[
             "bounds",
@@ -628,6 +689,28 @@ fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
         let (status, problems) = verdict_after(&cert, name, edit);
         assert_eq!(status, 1, "{name}: {problems}");
     }
+    // A slice's profile in its place: its maximum is over part of the datasets only.
+    let (_, slice) = crate::certificates::certify(
+        &[
+            "profile",
+            "-m",
+            "k-rr:k=4,exp_eps0=3",
+            "--n",
+            "10",
+            "--eps",
+            "0.796",
+            "--slice",
+            "0/2",
+        ],
+        "narrow-slice.json",
+    );
+    let (status, problems) = verdict_after(&cert, "profile-slice.json", |c| {
+        let p = &mut c["method"]["profiles"][0];
+        p["report"] = slice["report"].clone();
+        p["method"] = slice["method"].clone();
+    });
+    assert_eq!(status, 1, "{problems}");
+    assert!(problems.contains("a slice of the search"), "{problems}");
     // Out of reach: the claims stay undecided, with the reason.
     std::fs::write(dir.join("k20.csv"), "n,eps,delta\n20,0.9,0.00065\n").unwrap();
     let k20 = dir.join("k20.csv").to_string_lossy().into_owned();

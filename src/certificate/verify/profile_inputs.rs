@@ -9,7 +9,7 @@ use super::{Tally, enclosure_at, higher_precision, users_at};
 use crate::certificate::Settings;
 use crate::certificate::inputs_proof::Proof;
 use crate::enclosure::{Enclosure, Endpoint, exact_string};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exact::background::Background;
 use crate::mechanism::Entry;
 use crate::mechanism::randomizer::Randomizer;
@@ -26,6 +26,12 @@ use std::collections::{HashMap, HashSet};
 
 /// An unordered switch and a composition (or a box's two corners).
 type Key = ((usize, usize), Vec<u64>);
+
+/// Bounds' pairs by (switch, canonical lower corner and free inputs, the blanket's users, route,
+/// thresholds): their two-sided upper ends.
+type PairCache = std::sync::Mutex<
+    HashMap<((usize, usize), Vec<u64>, u64, usize, Vec<String>), Vec<Option<Rational>>>,
+>;
 
 /// Verifies a `profile` certificate of a randomizer on more than two inputs.
 pub(super) fn verify_inputs_profile(
@@ -51,7 +57,14 @@ pub(super) fn verify_inputs_proof(
     let n = users_at(&report["n"], &format!("{pre}report.n"))?;
     let m = n - 1;
     let inputs = r.rows.len();
-    let proof = crate::certificate::inputs_proof::read(method, r, m)?;
+    // A proof that cannot be read is a broken certificate (INVALID), not bad input to verify.
+    let proof = match crate::certificate::inputs_proof::read(method, r, m) {
+        Ok(proof) => proof,
+        Err(e) => {
+            tally.problem(format!("{pre}method: cannot be read: {e}"));
+            return Ok(Vec::new());
+        }
+    };
     let fields = row_fields(report, &proof.quantities, pre, tally);
     // A slice is not the mechanism's guarantee: the report must say which it is.
     let wide = report["scope"]
@@ -77,9 +90,13 @@ pub(super) fn verify_inputs_proof(
             ));
         }
     }
-    tally.route(
-        "inputs profile proof (symmetries checked on the rows, each closure's bound rebuilt with exact binomial weights, every composition of every switch reached)",
-    );
+    tally.route(match proof.slice {
+        Some(slice) => format!(
+            "inputs profile proof of slice {} of {} only, not the mechanism's guarantee (symmetries checked on the rows, each closure's bound rebuilt with exact binomial weights, every composition of the slice reached)",
+            slice.index, slice.of
+        ),
+        None => "inputs profile proof (symmetries checked on the rows, each closure's bound rebuilt with exact binomial weights, every composition of every switch reached)".to_string(),
+    });
 
     // The symmetries: each recorded component's transpositions (x0 xi) checked on the rows.
     let components = &proof.symmetry;
@@ -184,23 +201,41 @@ pub(super) fn verify_inputs_proof(
         .collect();
     named.sort_unstable();
     named.dedup();
-    let rebuilt: Vec<(usize, Vec<Option<Rational>>)> = named
+    // The pairs bounds are made of, shared between bounds (split halves share lower corners).
+    let pairs = PairCache::default();
+    let rebuild = |i: usize, route: usize, backend: Backend| {
+        rebuild_bound(
+            &proof.bounds[i],
+            r,
+            m,
+            floor.as_ref(),
+            settings,
+            (backend, route),
+            (&orbits, &pairs),
+        )
+    };
+    let rebuilt: Vec<(usize, std::result::Result<Vec<Option<Rational>>, String>)> = named
         .into_par_iter()
-        .map(|i| {
-            rebuild_bound(
-                &proof.bounds[i],
-                r,
-                m,
-                floor.as_ref(),
-                settings,
-                settings.backend,
-            )
-            .map(|v| (i, v))
-            .map_err(|e| Error::argument(format!("{pre}method.bounds.{i}"), e))
-        })
-        .collect::<Result<_>>()?;
+        .map(|i| (i, rebuild(i, 0, settings.backend)))
+        .collect();
+    // A bound that cannot be rebuilt (breakpoints out of order, …) bounds nothing.
+    let unbuildable =
+        |tally: &mut Tally,
+         i: usize,
+         e: String,
+         cache: &mut HashMap<(usize, usize), Vec<Option<Rational>>>| {
+            tally.problem(format!("{pre}method.bounds.{i}: cannot be rebuilt: {e}"));
+            let none = vec![None; proof.bounds[i].values.iter().flatten().count()];
+            cache.insert((i, 0), none.clone());
+            cache.insert((i, 1), none);
+        };
     for (i, v) in rebuilt {
-        cache.insert((i, 0), v);
+        match v {
+            Ok(v) => {
+                cache.insert((i, 0), v);
+            }
+            Err(e) => unbuildable(tally, i, e, &mut cache),
+        }
     }
     for (c_index, c) in proof.closures.iter().enumerate() {
         let field = format!("{pre}method.closures.{c_index}");
@@ -295,14 +330,16 @@ pub(super) fn verify_inputs_proof(
                 {
                     let bound = match cache.get(&(*b_index, route)) {
                         Some(v) => v.clone(),
-                        None => {
-                            let v = rebuild_bound(b, r, m, floor.as_ref(), settings, backend)
-                                .map_err(|e| {
-                                    Error::argument(format!("{pre}method.bounds.{b_index}"), e)
-                                })?;
-                            cache.insert((*b_index, route), v.clone());
-                            v
-                        }
+                        None => match rebuild(*b_index, route, backend) {
+                            Ok(v) => {
+                                cache.insert((*b_index, route), v.clone());
+                                v
+                            }
+                            Err(e) => {
+                                unbuildable(tally, *b_index, e, &mut cache);
+                                cache[&(*b_index, route)].clone()
+                            }
+                        },
                     };
                     let slot = b.values[..c.quantity]
                         .iter()
@@ -329,7 +366,11 @@ pub(super) fn verify_inputs_proof(
     }
 
     // Every composition of every switch reached by a closure or an evaluated pair.
-    check_coverage(&proof, &orbits, inputs, m, pre, tally);
+    // A merge of N slices walks the levels its slices were cut from, which no slice recorded.
+    let merged_from = method["shards"].as_array().map_or(0, |s| {
+        s.len().min(crate::profile_inputs::MAX_SLICES as usize)
+    });
+    check_coverage(&proof, &orbits, inputs, m, merged_from, pre, tally);
 
     // The rows: the largest evaluated value, given that everything else is closed below it.
     for (i, field) in fields.iter().enumerate() {
@@ -485,11 +526,26 @@ fn rebuild_bound(
     m: u64,
     floor: Option<&Vec<Vec<Rational>>>,
     settings: &Settings,
-    backend: Backend,
+    (backend, route): (Backend, usize),
+    (orbits, pairs): (&Orbits, &PairCache),
 ) -> std::result::Result<Vec<Option<Rational>>, String> {
     let thresholds: Vec<Threshold> = b.values.iter().flatten().map(|(t, _)| t.clone()).collect();
     let lo = &b.boxed.lo;
-    let two_sided_hi = |query: crate::query::BackgroundQuery| -> std::result::Result<Vec<Option<Rational>>, String> {
+    // A pair's two-sided upper ends, keyed by the lower corner and the free inputs up to the
+    // symmetries fixing the switch (checked on the rows above; a symmetric image has the same
+    // values), the blanket's users, the route and the thresholds.
+    let key: Vec<u64> = (0..lo.len())
+        .map(|x| 2 * lo[x] + u64::from(lo[x] < b.boxed.hi[x]))
+        .collect();
+    let key = orbits.canonical(b.switch, &key);
+    let thresholds_text: Vec<String> = thresholds.iter().map(Threshold::eps_text).collect();
+    let two_sided_hi = |query: crate::query::BackgroundQuery,
+                        users: u64|
+     -> std::result::Result<Vec<Option<Rational>>, String> {
+        let cache_key = (b.switch, key.clone(), users, route, thresholds_text.clone());
+        if let Some(v) = pairs.lock().expect("not poisoned").get(&cache_key) {
+            return Ok(v.clone());
+        }
         let rows = crate::query::answer(
             &query,
             &DeltaJob {
@@ -498,16 +554,22 @@ fn rebuild_bound(
         )
         .map_err(|e| e.to_string())?
         .result;
-        Ok(rows
+        let v: Vec<Option<Rational>> = rows
             .iter()
             .map(|row| match row.qp.max(&row.pq).hi() {
                 Endpoint::Finite(h) => Some(h.clone()),
                 _ => None,
             })
-            .collect())
+            .collect();
+        pairs
+            .lock()
+            .expect("not poisoned")
+            .insert(cache_key, v.clone());
+        Ok(v)
     };
     if b.breakpoints.is_empty() {
-        return two_sided_hi(background_query(r, b.switch, lo, settings, backend));
+        // The lower corner's own pair (the free inputs do not matter, but stay in the key).
+        return two_sided_hi(background_query(r, b.switch, lo, settings, backend), 0);
     }
     let free: Vec<usize> = (0..lo.len()).filter(|&x| lo[x] < b.boxed.hi[x]).collect();
     let users = m - lo.iter().sum::<u64>();
@@ -551,7 +613,7 @@ fn rebuild_bound(
             query.randomizer.rows.push(row.clone());
             query.background.counts.push(j);
         }
-        for (sum, hi) in sums.iter_mut().zip(two_sided_hi(query)?) {
+        for (sum, hi) in sums.iter_mut().zip(two_sided_hi(query, j)?) {
             *sum = match (sum.take(), hi) {
                 (Some(s), Some(h)) => Some(s + weight.clone() * h),
                 _ => None,
@@ -601,6 +663,7 @@ fn check_coverage(
     orbits: &Orbits,
     inputs: usize,
     m: u64,
+    merged_from: usize,
     pre: &str,
     tally: &mut Tally,
 ) {
@@ -625,8 +688,11 @@ fn check_coverage(
     }
     let mut reached = vec![false; proof.closures.len()];
     let mut problems = 0usize;
-    // The tree has at most a bounded box, a closure or an evaluated pair per leaf or split.
-    let budget = 4 * (proof.bounds.len() + proof.closures.len() + proof.records.len()) + 64;
+    // The tree has at most a bounded box, a closure or an evaluated pair per leaf or split,
+    // plus, for a merge of N slices, the levels cut into fewer than 8N boxes per switch above them.
+    let budget = 4 * (proof.bounds.len() + proof.closures.len() + proof.records.len())
+        + 16 * merged_from * proof.switches.len()
+        + 64;
     let roots = crate::profile_inputs::slice_roots(&proof.switches, inputs, m, proof.slice);
     let mut budget = budget + 2 * roots.len();
     for (switch, root) in roots {
