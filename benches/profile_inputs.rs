@@ -25,6 +25,7 @@ fn query(spec: &str, n: u64) -> InputsProfileQuery {
         escalate_above: Some(1e-9),
         symmetry: true,
         slice: None,
+        ceiling: None,
     }
 }
 

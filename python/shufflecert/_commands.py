@@ -360,14 +360,25 @@ def bounds(
     exp_eps: Optional[Numbers] = None,
     delta: Optional[Number] = None,
     search: Optional[int] = None,
+    ceiling_seconds: Optional[Number] = None,
     progress: Progress = None,
     **options: Any,
 ) -> BoundsReport:
     """A certified range of δ_M(ε) or ε_M(δ) for a randomizer on any finite input domain
     (``shufflecert bounds``); ``search=N`` raises the lower end by a local search over at most
-    N mixed backgrounds."""
+    N mixed backgrounds; ``ceiling_seconds=S`` lowers the upper end by a branch and bound over
+    every dataset within S seconds (each row's ``ceiling``)."""
     argv = ["--mechanism", _spec(mechanism)]
-    argv += _options({"n": n, "eps": eps, "exp_eps": exp_eps, "delta": delta, "search": search})
+    argv += _options(
+        {
+            "n": n,
+            "eps": eps,
+            "exp_eps": exp_eps,
+            "delta": delta,
+            "search": search,
+            "ceiling_seconds": ceiling_seconds,
+        }
+    )
     argv += _options(_common(options, tuple(c for c in COMMON if c != "engine")))
     return run("bounds", argv, progress)  # type: ignore[return-value]
 

@@ -220,6 +220,18 @@ def test_bounds_search_raises_the_lower_end():
     assert lower(searched) > lower(plain)
 
 
+def test_bounds_ceiling_lowers_the_upper_end(tmp_path):
+    k4 = sc.Mechanism.k_rr(k=4, exp_eps0=3)
+    path = tmp_path / "ceiling.json"
+    r = sc.bounds(k4, n=10, delta="1e-3", ceiling_seconds=10, certificate=str(path))
+    row = r.to_dict()["results"][0]
+    assert Fraction(row["ceiling"]["hi"]) < Fraction(row["upper"]["value"]["lo"])
+    assert Fraction(row["ceiling"]["hi"]) >= Fraction(row["lower"]["value"]["lo"])
+    assert sc.verify(path).valid
+    with pytest.raises(ValueError, match="--ceiling-seconds"):
+        sc.bounds(k4, n=10, delta="1e-3", ceiling_seconds=0)
+
+
 def test_a_bad_certificate_is_reported_invalid(tmp_path):
     path = tmp_path / "eps.json"
     sc.epsilon(BINARY_RR, n=100, k=0, delta="1e-5", certificate=str(path))

@@ -315,6 +315,7 @@ fn narrow(
             escalate_above: q.escalate_above,
             symmetry: true,
             slice: None,
+            ceiling: None,
         };
         let profile = match crate::profile_inputs::inputs_profile(&query) {
             Ok(p) => p,

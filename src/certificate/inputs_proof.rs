@@ -28,6 +28,8 @@ pub struct Proof {
     pub bounds: Vec<BoundRecord>,
     pub closures: Vec<Closure>,
     pub slice: Option<Slice>,
+    /// A ceiling search's level per quantity (`bounds --ceiling-seconds`).
+    pub ceiling: Option<Vec<rug::Rational>>,
 }
 
 /// The proof of `p` (call with exact endpoints).
@@ -38,7 +40,7 @@ pub fn to_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
         v.as_ref()
             .map_or(Value::Null, |[qp, pq]| json!([qp.to_json(), pq.to_json()]))
     };
-    json!({
+    let mut proof = json!({
         "quantities": q.quantities.iter().map(Quantity::to_json).collect::<Vec<_>>(),
         "slice": q.slice.map(|s| json!({ "index": s.index, "of": s.of })),
         "symmetry": p.symmetry.iter().map(|c| c.iter().map(|&x| r.inputs[x].clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
@@ -78,7 +80,11 @@ pub fn to_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
             }
             v
         }).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(c) = &q.ceiling {
+        proof["ceiling"] = c.iter().map(exact_string).collect();
+    }
+    proof
 }
 
 /// Reads `method` back, checking that every switch, composition and box is one of this
@@ -267,6 +273,24 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
         }),
     };
     let symmetry = names_lists(&method["symmetry"], r, "method.symmetry")?;
+    let ceiling = match &method["ceiling"] {
+        Value::Null => None,
+        v => Some(
+            v.as_array()
+                .filter(|c| c.len() == quantities.len())
+                .ok_or_else(|| {
+                    Error::argument("method.ceiling", "one level per quantity expected")
+                })?
+                .iter()
+                .map(|c| {
+                    c.as_str()
+                        .and_then(parse_rational)
+                        .filter(|c| *c >= 0)
+                        .ok_or_else(|| Error::argument("method.ceiling", "malformed"))
+                })
+                .collect::<Result<_>>()?,
+        ),
+    };
     Ok(Proof {
         quantities,
         symmetry,
@@ -275,6 +299,7 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
         bounds,
         closures,
         slice,
+        ceiling,
     })
 }
 

@@ -221,7 +221,7 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
     stats.pairs_evaluated = records.len() as u64;
     stats.boxes_bounded = bounds.len() as u64;
     let profile = InputsProfile {
-        rows: rows_of(&quantities, &records),
+        rows: rows_of(&quantities, &records, None),
         stats,
         symmetry,
         switches,
@@ -241,6 +241,7 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
             escalate_above: settings.escalate_above,
             symmetry: true,
             slice: None,
+            ceiling: None,
         },
         shards: shards
             .iter()

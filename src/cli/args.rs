@@ -166,6 +166,12 @@ pub struct BoundsArgs {
     /// alike), evaluating at most N compositions; the best dataset found is reported.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub search: Option<String>,
+
+    /// Lower the upper end by a branch and bound over every dataset that closes boxes at a level
+    /// between the ends (the middle first, then halving toward the lower end while searches
+    /// finish), within S seconds in all.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub ceiling_seconds: Option<String>,
 }
 
 #[derive(Debug, Args)]

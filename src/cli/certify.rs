@@ -409,6 +409,15 @@ pub fn bounds_parts<'a>(
         notes.extend(profile_notes(q, p));
         method["binary_profile"] = scan_json(q, p);
     }
+    if let Some(c) = report.ceiling {
+        notes.push("inputs-profile.md");
+        method["ceiling"] = with_exact_endpoints(|| {
+            json!({
+                "report": super::output::inputs_profile_json(&c.query, &c.profile),
+                "method": crate::certificate::inputs_proof::to_json(&c.query, &c.profile),
+            })
+        });
+    }
     Parts {
         schema: Schema::V2,
         command: "bounds",

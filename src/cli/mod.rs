@@ -359,6 +359,14 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
                 None => None,
             };
+            let ceiling = match &a.ceiling_seconds {
+                Some(text) => {
+                    let seconds =
+                        validate::ceiling_seconds(text, query.options.time_limit_seconds)?;
+                    Some(crate::bounds::ceiling::ceiling(&query, &rows, seconds)?)
+                }
+                None => None,
+            };
             let profile = if query.randomizer.input_count() == 2 {
                 let quantities = match &query.target {
                     crate::bounds::range::Target::Delta(t) => {
@@ -391,6 +399,8 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 index: &index,
                 profile: profile.as_ref().map(|(_, p)| p),
                 search: search.as_ref(),
+                ceiling: ceiling.as_ref().and_then(|c| c.as_ref().ok()),
+                ceiling_missed: ceiling.as_ref().and_then(|c| c.as_ref().err()),
             };
             if let Some(path) = &a.common.certificate {
                 let parts = certify::bounds_parts(&query, &report, &proof, profile.as_ref());

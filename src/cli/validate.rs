@@ -906,6 +906,13 @@ pub fn bounds_query(args: &BoundsArgs) -> Result<BoundsQuery> {
              inputs the exact profile over every k is reported beside the range",
         ));
     }
+    if args.ceiling_seconds.is_some() && randomizer.input_count() <= 2 {
+        return Err(Error::argument(
+            "--ceiling-seconds",
+            "searches every dataset of a randomizer on more than two inputs; for binary inputs \
+             the exact profile over every k is reported beside the range",
+        ));
+    }
     Ok(BoundsQuery {
         randomizer,
         n,
@@ -926,6 +933,18 @@ fn narrow_seconds(text: &str) -> Result<f64> {
         return Err(Error::argument("--narrow-seconds", "must not be negative"));
     }
     Ok(s.to_f64())
+}
+
+/// `bounds --ceiling-seconds S`: a positive number of seconds, at most `--max-seconds`.
+pub fn ceiling_seconds(text: &str, max_seconds: f64) -> Result<f64> {
+    let s = rational("--ceiling-seconds", text)?.to_f64();
+    if s <= 0.0 || s > max_seconds {
+        return Err(Error::argument(
+            "--ceiling-seconds",
+            format!("must be above 0 and at most --max-seconds ({max_seconds} s), got {text}"),
+        ));
+    }
+    Ok(s)
 }
 
 /// `bounds --search N`: the most compositions the local search evaluates.
@@ -996,6 +1015,7 @@ pub fn inputs_profile_query(args: &ProfileArgs) -> Result<Option<InputsProfileQu
         escalate_above: c.escalate_above,
         symmetry: true,
         slice: args.slice.as_deref().map(slice).transpose()?,
+        ceiling: None,
     }))
 }
 

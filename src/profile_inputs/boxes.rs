@@ -78,6 +78,15 @@ impl CompositionBox {
         total.to_u128().unwrap_or(u128::MAX)
     }
 
+    /// A count of [`Self::count`] as text: `more than 3.4e38` when it saturated.
+    pub fn count_text(count: u128) -> String {
+        if count == u128::MAX {
+            "more than 3.4e38".to_string()
+        } else {
+            count.to_string()
+        }
+    }
+
     /// [`Self::count`] by a DP over the inputs in exact integers, `r + 1` counters (for few
     /// free users).
     fn count_by_dp(&self, r: usize) -> u128 {

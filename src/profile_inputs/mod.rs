@@ -49,6 +49,11 @@ pub struct InputsProfileQuery {
     pub symmetry: bool,
     /// Search one slice of the compositions only (a shard; `None`: all of them).
     pub slice: Option<Slice>,
+    /// A ceiling search (`bounds --ceiling-seconds`): per quantity a level `c` (a δ for δ
+    /// quantities, an ε for ε quantities) at which boxes are closed even above the best value
+    /// found, so each row is `[best, max(c, largest evaluated)]`, a certified range rather than
+    /// the exact maximum (proofs-notes/inputs-profile.md, "Ceiling"). `None`: the exact search.
+    pub ceiling: Option<Vec<Rational>>,
 }
 
 /// Slice `index` (from 0) of `of`: the boxes of [`slice_roots`] at positions ≡ index (mod of).
@@ -352,7 +357,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         "profile: {} switches × {} compositions of the others; the floor ({floor_pairs} pairs) \
          took {:.2} s; boxes of compositions follow, each closed or split",
         switches.len(),
-        root.count(m),
+        CompositionBox::count_text(root.count(m)),
         s.started.elapsed().as_secs_f64()
     ));
     let none = vec![None; q.quantities.len()];
@@ -443,10 +448,10 @@ impl Search<'_> {
     fn closed_by_parent(&mut self, work: &Work) -> Vec<bool> {
         let mut open = work.open.clone();
         for (i, bound) in work.parent.iter().enumerate() {
-            let (Some((bound, record)), Some(best)) = (bound, &self.best[i]) else {
+            let (Some((bound, record)), Some(level)) = (bound, self.level(i)) else {
                 continue;
             };
-            if open[i] && hi_at_most(bound, best) {
+            if open[i] && hi_at_most(bound, &level) {
                 open[i] = false;
                 self.closures.push(Closure {
                     switch: work.switch,
@@ -457,6 +462,16 @@ impl Search<'_> {
             }
         }
         open
+    }
+
+    /// What a box is closed against for quantity `i`: the best value found, or the ceiling's
+    /// level when that is larger (a ceiling search).
+    fn level(&self, i: usize) -> Option<Rational> {
+        let ceiling = self.q.ceiling.as_ref().map(|c| &c[i]);
+        match (&self.best[i], ceiling) {
+            (Some(b), Some(c)) => Some(b.clone().max(c.clone())),
+            (b, c) => b.clone().or(c.cloned()),
+        }
     }
 
     /// Refuses when the floor's pairs, at the first one's time each, would pass the limit.
@@ -556,8 +571,8 @@ impl Search<'_> {
             let t = match quantity {
                 _ if !open[i] => continue,
                 Quantity::Delta(t) => t.clone(),
-                Quantity::Epsilon(_) => match &self.best[i] {
-                    Some(best) => Threshold::Eps(best.clone()),
+                Quantity::Epsilon(_) => match self.level(i) {
+                    Some(level) => Threshold::Eps(level),
                     None => continue,
                 },
                 Quantity::Renyi(_) => unreachable!("refused up front"),
@@ -603,7 +618,7 @@ impl Search<'_> {
                     if let Some(k) = slot[i] {
                         let two_sided = deltas[k].qp.max(&deltas[k].pq);
                         if hi_at_most(&two_sided, delta) {
-                            let at = self.best[i].clone().expect("a slot means a best ε");
+                            let at = self.level(i).expect("a slot means a level");
                             self.closures.push(Closure {
                                 switch,
                                 boxed: CompositionBox {
@@ -767,8 +782,8 @@ impl Search<'_> {
                 Endpoint::Finite(h) => h.to_f64(),
                 _ => f64::INFINITY,
             });
-            let closes = match (quantity, &self.best[i]) {
-                (Quantity::Delta(_), Some(best)) => hi_at_most(&two_sided, best),
+            let closes = match (quantity, &self.level(i)) {
+                (Quantity::Delta(_), Some(level)) => hi_at_most(&two_sided, level),
                 (Quantity::Epsilon(target), Some(_)) => hi_at_most(&two_sided, target),
                 _ => false,
             };
@@ -796,7 +811,7 @@ impl Search<'_> {
         for (i, quantity) in self.q.quantities.iter().enumerate() {
             let reference = match quantity {
                 _ if !open[i] => continue,
-                Quantity::Delta(_) => self.best[i].clone(),
+                Quantity::Delta(_) => self.level(i),
                 Quantity::Epsilon(target) => Some(target.clone()),
                 Quantity::Renyi(_) => None,
             };
@@ -916,7 +931,7 @@ impl Search<'_> {
 
     fn finish(self, symmetry: Vec<Vec<usize>>, switches: Vec<(usize, usize)>) -> InputsProfile {
         InputsProfile {
-            rows: rows_of(&self.q.quantities, &self.records),
+            rows: rows_of(&self.q.quantities, &self.records, self.q.ceiling.as_deref()),
             stats: self.stats,
             symmetry,
             switches,
@@ -931,7 +946,11 @@ impl Search<'_> {
 /// Per quantity, the largest value over the evaluated pairs (both directions of each), and every
 /// dataset pair whose upper end reaches its lower end.  With every other composition closed
 /// below the best value found, this encloses the maximum over every dataset.
-pub fn rows_of(quantities: &[Quantity], records: &[PairRecord]) -> Vec<InputsRow> {
+pub fn rows_of(
+    quantities: &[Quantity],
+    records: &[PairRecord],
+    ceiling: Option<&[Rational]>,
+) -> Vec<InputsRow> {
     quantities
         .iter()
         .enumerate()
@@ -952,11 +971,26 @@ pub fn rows_of(quantities: &[Quantity], records: &[PairRecord]) -> Vec<InputsRow
                     })
                 })
                 .collect();
-            let value = found
+            // A ceiling search may screen every pair of an ε quantity at its level (each ε at
+            // most the level): then the row is [0, level].
+            let mut value = found
                 .iter()
                 .map(|a| a.value.clone())
                 .reduce(|a, b| a.max(&b))
-                .expect("the floor evaluates at least one pair");
+                .unwrap_or_else(|| {
+                    let level = ceiling.expect("the exact search evaluates the floor in full");
+                    Enclosure::new(
+                        Endpoint::Finite(Rational::new()),
+                        Endpoint::Finite(level[i].clone()),
+                    )
+                });
+            // A ceiling search closed boxes at its level: the maximum is at most the larger.
+            if let Some(c) = ceiling {
+                let level = Endpoint::Finite(c[i].clone());
+                if value.hi() < &level {
+                    value = Enclosure::new(value.lo().clone(), level);
+                }
+            }
             let argmax = found
                 .into_iter()
                 .filter(|a| a.value.hi() >= value.lo())
@@ -1059,6 +1093,7 @@ mod tests {
             escalate_above: None,
             symmetry: true,
             slice: None,
+            ceiling: None,
         }
     }
 

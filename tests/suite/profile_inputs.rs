@@ -231,6 +231,7 @@ proptest! {
                 escalate_above: None,
                 symmetry,
                 slice: None,
+                ceiling: None,
             };
             let p = inputs_profile(&q).unwrap();
             let shufflecert::enclosure::Endpoint::Finite(lo) = p.rows[0].value.lo() else {
@@ -740,4 +741,168 @@ fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
         &[&args[..], &["--narrow-seconds", "-1"]].concat(),
         "--narrow-seconds",
     );
+}
+
+#[test]
+fn bounds_ceiling_lowers_the_upper_end_and_verifies() {
+    use serde_json::json;
+    let parse = |v: &serde_json::Value| {
+        shufflecert::enclosure::parse_rational(v.as_str().unwrap()).unwrap()
+    };
+    // δ rows (three inputs, n = 12) and an ε row (4-RR, n = 10): the ceiling lies between the
+    // exact worst case and the blanket, and its search verifies.
+    for (spec, quantity, value) in [
+        (THREE, "--eps", "0.5,1"),
+        ("k-rr:k=4,exp_eps0=3", "--delta", "1e-3"),
+    ] {
+        let args = [
+            "bounds",
+            "-m",
+            spec,
+            "--n",
+            "12",
+            quantity,
+            value,
+            "--backend",
+            "exact",
+        ];
+        let name = format!("ceiling-{}.json", quantity.trim_start_matches('-'));
+        let (file, cert) = crate::certificates::certify(
+            &[&args[..], &["--ceiling-seconds", "20"]].concat(),
+            &name,
+        );
+        let report = &cert["report"];
+        let exact = exact_profile(spec, 12, quantity, value);
+        let exact_rows: Vec<serde_json::Value> = match quantity {
+            "--eps" => exact["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["delta_profile"].clone())
+                .collect(),
+            _ => vec![exact["eps_profile"].clone()],
+        };
+        assert!(
+            report["ceiling"]["searches"].as_u64().unwrap() >= 1,
+            "{report}"
+        );
+        for (row, exact) in report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(&exact_rows)
+        {
+            let ceiling = parse(&row["ceiling"]["hi"]);
+            assert!(ceiling >= parse(&exact["lo"]), "{row} vs {exact}");
+            assert!(ceiling <= parse(&row["upper"]["value"]["hi"]), "{row}");
+        }
+        let (status, problems) = crate::certificates::verify(&file);
+        assert_eq!(status, 0, "{problems}");
+        // Tampered: a row's ceiling lowered, the search removed, a closure dropped.
+        for (tamper, edit) in [
+            (
+                "lowered",
+                Box::new(|c: &mut serde_json::Value| {
+                    c["report"]["results"][0]["ceiling"] =
+                        json!({"lo": "0", "hi": "1/1000000000000"});
+                }) as Box<dyn Fn(&mut serde_json::Value)>,
+            ),
+            (
+                "no-search",
+                Box::new(|c: &mut serde_json::Value| {
+                    c["method"]["ceiling"] = serde_json::Value::Null;
+                }),
+            ),
+            (
+                "closure",
+                Box::new(|c: &mut serde_json::Value| {
+                    c["method"]["ceiling"]["method"]["closures"]
+                        .as_array_mut()
+                        .unwrap()
+                        .remove(0);
+                }),
+            ),
+            (
+                "level",
+                Box::new(|c: &mut serde_json::Value| {
+                    let levels = c["method"]["ceiling"]["method"]["ceiling"].clone();
+                    let high: Vec<String> = levels
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|_| "1".to_string())
+                        .collect();
+                    c["method"]["ceiling"]["method"]["ceiling"] = json!(high);
+                    c["report"]["ceiling"]["levels"] = json!(high);
+                }),
+            ),
+        ] {
+            let (status, problems) = verdict_after(&cert, &format!("{tamper}-{name}"), edit);
+            assert_eq!(status, 1, "{tamper}: {problems}");
+        }
+    }
+    // No search finishes (20-RR at n = 40 needs pairs of many output classes): the report
+    // says why, the upper end stays the blanket's, and the certificate verifies; claiming a
+    // ceiling without its search does not.
+    let (file, cert) = crate::certificates::certify(
+        &[
+            "bounds",
+            "-m",
+            "k-rr:k=20,eps0=2",
+            "--n",
+            "40",
+            "--delta",
+            "1e-3",
+            "--ceiling-seconds",
+            "5",
+        ],
+        "ceiling-missed.json",
+    );
+    assert_eq!(cert["report"]["ceiling"]["finished"], false);
+    assert!(
+        cert["report"]["ceiling"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("no search finished")
+    );
+    assert!(cert["report"]["results"][0]["ceiling"].is_null());
+    assert_eq!(crate::certificates::verify(&file).0, 0);
+    let (status, _) = verdict_after(&cert, "ceiling-claimed.json", |c| {
+        c["report"]["ceiling"]["finished"] = json!(true);
+    });
+    assert_eq!(status, 1);
+    // Binary inputs have the exact profile beside the range; seconds must be positive and at
+    // most --max-seconds.
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+            "--ceiling-seconds",
+            "5",
+        ],
+        "--ceiling-seconds",
+    );
+    for bad in ["0", "-1", "x", "1000"] {
+        assert_fails(
+            &[
+                "bounds",
+                "-m",
+                THREE,
+                "--n",
+                "10",
+                "--eps",
+                "1",
+                "--max-seconds",
+                "100",
+                "--ceiling-seconds",
+                bad,
+            ],
+            "--ceiling-seconds",
+        );
+    }
 }

@@ -89,6 +89,86 @@ pub(super) fn verify_bounds(
     } else if k == 2 {
         tally.problem("method.binary_profile: binary inputs, but no exact profile");
     }
+    verify_ceiling(cert, &range, r, settings, tally)
+}
+
+/// A ceiling (`--ceiling-seconds`): its search over every dataset re-derived from its proof
+/// (`method.ceiling`), of this randomizer at this n and the range's quantities, mechanism-wide;
+/// each row's `ceiling` must be that search's certified row.
+fn verify_ceiling(
+    cert: &Value,
+    range: &RangeAt,
+    r: &Randomizer,
+    settings: &Settings,
+    tally: &mut Tally,
+) -> Result<()> {
+    let (report, method) = (&cert["report"], &cert["method"]);
+    let given = &method["ceiling"];
+    let rows_with = range
+        .rows
+        .iter()
+        .filter(|row| !row["ceiling"].is_null())
+        .count();
+    if given.is_null() {
+        if rows_with > 0 || report["ceiling"]["finished"] == true {
+            tally.problem("report.ceiling: a ceiling without its search in method.ceiling");
+        }
+        return Ok(());
+    }
+    if report["ceiling"]["finished"] != true {
+        tally.problem(
+            "report.ceiling: a search in method.ceiling, but the report says none finished",
+        );
+    }
+    if rows_with != range.rows.len() {
+        tally.problem("report.results: not every row gives the ceiling's value");
+    }
+    let pre = "method.ceiling.";
+    if given["report"]["randomizer"] != cert["mechanism"]["exact"]
+        || given["report"]["n"].as_u64() != Some(range.n)
+        || !given["method"]["slice"].is_null()
+    {
+        tally.problem(format!(
+            "{pre}report: not a search over every dataset of this randomizer at n = {}",
+            range.n
+        ));
+        return Ok(());
+    }
+    let levels = given["method"]["ceiling"].clone();
+    if report["ceiling"]["levels"] != levels {
+        tally.problem(format!(
+            "report.ceiling.levels: not the levels of the search in {pre}method.ceiling"
+        ));
+    }
+    let verified = super::profile_inputs::verify_inputs_proof(
+        &given["report"],
+        &given["method"],
+        pre,
+        r,
+        settings,
+        tally,
+    )?;
+    let wanted = crate::bounds::ceiling::quantities(&range.target);
+    let as_json = |q: &[Quantity]| q.iter().map(Quantity::to_json).collect::<Vec<_>>();
+    let found: Vec<Quantity> = verified.iter().map(|(q, _)| q.clone()).collect();
+    if as_json(&found) != as_json(&wanted) {
+        tally.problem(format!(
+            "{pre}method.quantities: not the range's quantities"
+        ));
+        return Ok(());
+    }
+    for (i, (row, (_, value))) in range.rows.iter().zip(&verified).enumerate() {
+        let field = format!("report.{}{i}.ceiling", range.rows_prefix);
+        let given = enclosure_at(&row["ceiling"], &field)?;
+        if value.as_ref() != Some(&given) {
+            tally.problem(format!(
+                "{field}: {given} is not the search's certified row {}",
+                value
+                    .as_ref()
+                    .map_or("(none)".to_string(), |v| v.to_string())
+            ));
+        }
+    }
     Ok(())
 }
 

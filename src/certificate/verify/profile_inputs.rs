@@ -240,13 +240,20 @@ pub(super) fn verify_inputs_proof(
     for (c_index, c) in proof.closures.iter().enumerate() {
         let field = format!("{pre}method.closures.{c_index}");
         let q = &quantities[c.quantity];
-        let Some(best) = &best[c.quantity] else {
-            tally.problem(format!(
-                "{field}: closes quantity {} but no evaluated pair gives it a value",
-                c.quantity
-            ));
-            continue;
+        // A ceiling search closes at its level when that is above the best value found.
+        let level = match (&best[c.quantity], &proof.ceiling) {
+            (Some(b), Some(levels)) => b.clone().max(levels[c.quantity].clone()),
+            (None, Some(levels)) => levels[c.quantity].clone(),
+            (Some(b), None) => b.clone(),
+            (None, None) => {
+                tally.problem(format!(
+                    "{field}: closes quantity {} but no evaluated pair gives it a value",
+                    c.quantity
+                ));
+                continue;
+            }
         };
+        let best = &level;
         match &c.reason {
             ClosedBy::Screened { at, .. } => {
                 let Quantity::Epsilon(target) = q else {
@@ -372,7 +379,8 @@ pub(super) fn verify_inputs_proof(
     });
     check_coverage(&proof, &orbits, inputs, m, merged_from, pre, tally);
 
-    // The rows: the largest evaluated value, given that everything else is closed below it.
+    // The rows: the largest evaluated value, given that everything else is closed below it
+    // (or, in a ceiling search, below the larger of it and the level).
     for (i, field) in fields.iter().enumerate() {
         let Some((field, row)) = field else { continue };
         tally.certified(field, row.clone(), true);
@@ -381,6 +389,18 @@ pub(super) fn verify_inputs_proof(
             .iter()
             .filter(|rec| rec.values[i].is_some())
             .count();
+        if let Some(c) = proof.ceiling.as_ref().map(|c| &c[i]) {
+            if row.hi() < &Endpoint::Finite(c.clone()) {
+                tally.problem(format!(
+                    "{field}: its upper end {} is below the ceiling's level {}",
+                    row,
+                    exact_string(c)
+                ));
+            } else if records == 0 {
+                // Every pair screened at the level: the level is the whole upper end.
+                tally.upper_shown(field);
+            }
+        }
         for (label, (max, covered)) in &maxima {
             if let (Some(e), true) = (&max[i], covered[i] == records) {
                 tally.recomputed(field, e, label);

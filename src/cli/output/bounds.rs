@@ -8,6 +8,7 @@ use crate::bounds::range::{Attained, BoundsQuery, RangeRow, Target};
 use crate::enclosure::{Enclosure, exact_string};
 use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Profile;
+use crate::profile_inputs::boxes::CompositionBox;
 use serde_json::{Value, json};
 
 /// Everything `bounds` prints.
@@ -19,6 +20,32 @@ pub struct BoundsReport<'a> {
     pub profile: Option<&'a Profile>,
     /// What `--search` did, when asked.
     pub search: Option<&'a crate::bounds::search::SearchStats>,
+    /// The branch-and-bound ceiling (`--ceiling-seconds`), when one finished.
+    pub ceiling: Option<&'a crate::bounds::ceiling::Ceiling>,
+    /// Why no ceiling search finished, when one was asked for.
+    pub ceiling_missed: Option<&'a String>,
+}
+
+const CEILING_SCOPE: &str = "upper, lowered by --ceiling-seconds: a branch and bound over every dataset (every composition of the others, every switch) with boxes closed at a level c between the ends: the maximum is at most max(c, the largest pair evaluated)";
+
+/// What the ceiling did, as a line of the report.
+fn ceiling_text(c: &crate::bounds::ceiling::Ceiling) -> String {
+    let stats = &c.profile.stats;
+    format!(
+        "ceiling: the last of {} searches that finished: {} pairs evaluated, {} boxes bounded, {} of \
+         {} compositions closed without their own pair",
+        c.searches,
+        stats.pairs_evaluated,
+        stats.boxes_bounded,
+        CompositionBox::count_text(stats.compositions_closed),
+        CompositionBox::count_text(stats.compositions_total)
+    )
+}
+
+/// Row `i`'s upper end: the ceiling's when it is below the blanket's.
+fn effective_upper<'a>(b: &'a BoundsReport, i: usize) -> Option<&'a Enclosure> {
+    let c = &b.ceiling?.profile.rows[i].value;
+    (c.hi() < b.rows[i].upper.value.hi()).then_some(c)
 }
 
 const SEARCH_SCOPE: &str = "lower, raised by --search: the exact delta of the best concrete neighbouring pair found by a local search over mixed backgrounds (t users moved between inputs, t halved down to 1), from the best homogeneous one";
@@ -177,6 +204,33 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
             "stopped_early": search.stopped_early,
         });
     }
+    if let Some(c) = b.ceiling {
+        v["scope"]
+            .as_array_mut()
+            .expect("a list")
+            .push(json!(CEILING_SCOPE));
+        let stats = &c.profile.stats;
+        v["ceiling"] = json!({
+            "finished": true,
+            "levels": c.query.ceiling.iter().flatten().map(exact_string).collect::<Vec<_>>(),
+            "searches": c.searches,
+            "pairs_evaluated": stats.pairs_evaluated,
+            "boxes_bounded": stats.boxes_bounded,
+            "compositions_closed": stats.compositions_closed.to_string(),
+            "compositions_total": stats.compositions_total.to_string(),
+        });
+        for (row, c) in v["results"]
+            .as_array_mut()
+            .expect("rows")
+            .iter_mut()
+            .zip(&c.profile.rows)
+        {
+            row["ceiling"] = c.value.to_json();
+        }
+    }
+    if let Some(why) = b.ceiling_missed {
+        v["ceiling"] = json!({ "finished": false, "why": why });
+    }
     if let Target::Epsilon(d) = &b.query.target {
         v["delta"] = json!(exact_string(d));
         v["quantity"] = json!("eps_M(delta)");
@@ -239,6 +293,12 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         s += &format!("{SEARCH_SCOPE}\n{}\n", search_text(search));
     }
     s += &format!("{UPPER_SCOPE}\n");
+    if let Some(c) = b.ceiling {
+        s += &format!("{CEILING_SCOPE}\n{}\n", ceiling_text(c));
+    }
+    if let Some(why) = b.ceiling_missed {
+        s += &format!("ceiling (--ceiling-seconds): {why}; the upper end is the blanket's\n");
+    }
     if let Some(note) = lower_subset_note(b.rows) {
         s += &format!("{note}\n");
     }
@@ -268,8 +328,15 @@ pub fn bounds_text(b: &BoundsReport) -> String {
                     .as_ref()
                     .map_or(quantity.clone(), |t| t.eps_text()),
                 cell(r, &row.lower),
-                cell(r, &row.upper),
-                ratio(row).map_or("-".into(), |x| {
+                match effective_upper(b, i) {
+                    Some(c) => format!("{} (ceiling)", short(c)),
+                    None => cell(r, &row.upper),
+                },
+                match effective_upper(b, i) {
+                    Some(c) => crate::bounds::range::upper_over_lower(&row.lower.value, c),
+                    None => ratio(row),
+                }
+                .map_or("-".into(), |x| {
                     if x < 1e6 {
                         format!("{x:.3}")
                     } else {

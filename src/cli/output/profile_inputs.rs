@@ -3,6 +3,7 @@
 use super::{marked, table};
 use crate::enclosure::{exact_string, number_text};
 use crate::profile::Quantity;
+use crate::profile_inputs::boxes::CompositionBox;
 use crate::profile_inputs::{Dataset, InputsProfile, InputsProfileQuery, InputsRow};
 use serde_json::{Value, json};
 
@@ -12,6 +13,13 @@ const SHOWN: usize = 3;
 /// What the report's maximum ranges over.
 fn scope(q: &InputsProfileQuery) -> String {
     match q.slice {
+        None if q.ceiling.is_some() => format!(
+            "mechanism-wide range: every neighbouring pair of datasets (every composition of the \
+             other {} users, every switch x1 → x1′, both orders), with boxes closed at the \
+             ceiling's level: each row is [the best pair found, max(level, largest evaluated)], \
+             not the exact maximum",
+            q.n - 1
+        ),
         None => format!(
             "mechanism-wide: every neighbouring pair of datasets (every composition of the other {} \
              users, every switch x1 → x1′, both orders)",
@@ -157,8 +165,8 @@ pub fn inputs_profile_text(q: &InputsProfileQuery, p: &InputsProfile) -> String 
         p.stats.pairs_evaluated,
         p.stats.boxes_bounded,
         p.stats.bound_pairs,
-        p.stats.compositions_closed,
-        p.stats.compositions_total
+        CompositionBox::count_text(p.stats.compositions_closed),
+        CompositionBox::count_text(p.stats.compositions_total)
     );
     let (searched, all) = p.stats.switches;
     if searched < all {
