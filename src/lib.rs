@@ -17,7 +17,9 @@
 //!   intervals (inari), MPFR intervals; every operation is an enclosure.
 //! * [`mechanism`] — binary-input mechanisms and randomizers on any input domain, from files or
 //!   family strings (`k-rr:k=K,…` is K-ary randomized response on K inputs), validated exactly;
-//!   the sufficiency reduction.
+//!   the sufficiency reduction; [`multimessage`] — users sending m messages (Part I §9): the
+//!   bundled model as the single-message model on message types, and the exact closed forms
+//!   (χ², canonical ratios) that check both models' laws.
 //! * [`exact`] — the histogram law (Part I §8.3), windowed laws, the pair through the shift
 //!   identities (Lemma 4.2), the binary fast path (§8.1), background pairs, curves (Prop. 8.1)
 //!   and divergences.
@@ -73,6 +75,7 @@ pub mod error;
 pub mod exact;
 pub mod limits;
 pub mod mechanism;
+pub mod multimessage;
 pub mod plot;
 pub mod profile;
 pub mod profile_inputs;
