@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::profile::Quantity;
 use crate::profile_inputs::{InputsProfile, InputsProfileQuery, inputs_profile};
 use rug::Rational;
+use rug::ops::Pow;
 
 /// The most searches one ceiling tries (each at half the last level's distance to the lower
 /// end).
@@ -21,12 +22,13 @@ const MAX_LEVELS: usize = 8;
 
 /// A finished ceiling search: the query it answered (its levels in `query.ceiling`), the
 /// profile with its proof (each row `[best found, max(level, largest evaluated)]`), and what the
-/// whole ceiling took.
+/// whole ceiling did.
 pub struct Ceiling {
     pub query: InputsProfileQuery,
     pub profile: InputsProfile,
-    /// Searches started (the last may have stopped at the time left) and their seconds in all.
-    pub searches: usize,
+    /// Searches started, and of them finished (the kept one is the last finished).
+    pub started: usize,
+    pub finished: usize,
     pub seconds: f64,
 }
 
@@ -39,39 +41,43 @@ pub fn quantities(target: &Target) -> Vec<Quantity> {
 }
 
 /// Lowers the rows' upper ends within `seconds`: the last search that finished, or why none
-/// did (the range has no room, or the first search did not finish in time or was out of reach).
+/// did (no room in any row, or the first search did not finish in time or was out of reach).
 pub fn ceiling(
     q: &BoundsQuery,
     rows: &[RangeRow],
     seconds: f64,
 ) -> Result<std::result::Result<Ceiling, String>> {
-    let started = std::time::Instant::now();
+    let clock = std::time::Instant::now();
+    // Per row its ends; a row whose ends meet has no room and keeps its upper end as level.
     let mut ends = Vec::with_capacity(rows.len());
     for row in rows {
         match (row.lower.value.lo(), row.upper.value.hi()) {
-            (Endpoint::Finite(lo), Endpoint::Finite(hi)) if lo < hi => {
-                ends.push((lo.clone(), hi.clone()))
-            }
-            _ => {
-                return Ok(Err(
-                    "not tried: a row's ends meet or its upper end is infinite".into(),
-                ));
-            }
+            (Endpoint::Finite(lo), Endpoint::Finite(hi)) => ends.push((lo.clone(), hi.clone())),
+            _ => return Ok(Err("not tried: a row's upper end is infinite".into())),
         }
     }
+    if ends.iter().all(|(lo, hi)| lo >= hi) {
+        return Ok(Err("not tried: every row's ends meet".into()));
+    }
     let mut kept: Option<Ceiling> = None;
-    let mut why = String::new();
+    let mut why = "no time was left for a search".to_string();
     let mut fraction = Rational::from((1, 2));
-    let mut tried = 0;
-    for searches in 1..=MAX_LEVELS {
-        tried = searches;
-        let left = seconds - started.elapsed().as_secs_f64();
+    let (mut started, mut finished) = (0, 0);
+    for _ in 0..MAX_LEVELS {
+        let left = seconds - clock.elapsed().as_secs_f64();
         if left <= 0.0 {
             break;
         }
+        started += 1;
         let levels: Vec<Rational> = ends
             .iter()
-            .map(|(lo, hi)| dyadic_above(&(lo.clone() + (hi.clone() - lo) * &fraction)))
+            .map(|(lo, hi)| {
+                if lo < hi {
+                    rounded_up(&(lo.clone() + (hi.clone() - lo) * &fraction)).min(hi.clone())
+                } else {
+                    hi.clone()
+                }
+            })
             .collect();
         let mut options = q.options.clone();
         options.time_limit_seconds = left;
@@ -88,16 +94,17 @@ pub fn ceiling(
             ceiling: Some(levels),
         };
         crate::progress::note(&format!(
-            "bounds: ceiling search {searches} at {} of the way up each range, {} left",
-            fraction,
+            "bounds: ceiling search {started} at {fraction} of the way up each range, {} left",
             crate::exact::pair::duration_text(left)
         ));
         match inputs_profile(&query) {
             Ok(profile) => {
+                finished += 1;
                 kept = Some(Ceiling {
                     query,
                     profile,
-                    searches,
+                    started: 0,
+                    finished: 0,
                     seconds: 0.0,
                 });
             }
@@ -116,20 +123,46 @@ pub fn ceiling(
     }
     Ok(match kept {
         Some(mut c) => {
-            c.seconds = started.elapsed().as_secs_f64();
-            c.searches = tried;
+            c.seconds = clock.elapsed().as_secs_f64();
+            (c.started, c.finished) = (started, finished);
             Ok(c)
         }
         None => Err(format!(
-            "no search finished within {}: the first, at the middle of the range, stopped: {why}",
+            "no search finished within {}: {why}",
             crate::exact::pair::duration_text(seconds)
         )),
     })
 }
 
-/// `x` rounded up to a multiple of 2^-64 (a level anywhere is sound; this keeps it short).
-fn dyadic_above(x: &Rational) -> Rational {
-    let scale = rug::Integer::from(1) << 64u32;
+/// `x` rounded up to 64 significant bits (a level anywhere is sound; this keeps it short
+/// whatever its size: δ levels can be 1e-20 and below).
+fn rounded_up(x: &Rational) -> Rational {
+    if *x <= 0 {
+        return x.clone();
+    }
+    // 2^e ≤ x about; only the scale depends on the double, the rounding up is exact.
+    let e = x.to_f64().log2().floor() as i64;
+    let shift = (64 - e).clamp(-4096, 4096);
+    let scale = Rational::from(2).pow(shift as i32);
     let scaled = (x.clone() * &scale).ceil();
-    Rational::from((scaled.numer().clone(), scale))
+    scaled / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_round_up_relative_to_their_size() {
+        for x in [
+            Rational::from((1, 3)),
+            Rational::from((7, 3)) / Rational::from(10).pow(22),
+            Rational::from(12345),
+        ] {
+            let r = rounded_up(&x);
+            assert!(r >= x);
+            assert!((r.clone() - &x) / &x < Rational::from((1, 1u64 << 62)));
+        }
+        assert_eq!(rounded_up(&Rational::new()), 0);
+    }
 }

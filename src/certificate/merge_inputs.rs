@@ -90,6 +90,12 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
             .ok_or_else(|| bad(format!("{name}: report.n"), "missing"))?;
         let proof =
             inputs_proof::read(&cert["method"], r, n - 1).map_err(|e| bad(name, e.to_string()))?;
+        if proof.ceiling.is_some() {
+            return Err(bad(
+                format!("{name}: method.ceiling"),
+                "a ceiling search (bounds --ceiling-seconds), not a slice of the exact profile",
+            ));
+        }
         if proof.slice.is_none() {
             let why = match cert["method"]["shards"].as_array() {
                 Some(s) => format!(
@@ -220,6 +226,14 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
     }
     stats.pairs_evaluated = records.len() as u64;
     stats.boxes_bounded = bounds.len() as u64;
+    // Every search evaluates the floor in full: a quantity with no value anywhere is a forgery.
+    if let Some(i) = (0..quantities.len()).find(|&i| records.iter().all(|r| r.values[i].is_none()))
+    {
+        return Err(bad(
+            "merge",
+            format!("no slice gives quantity {i} a value (the floor's pairs are missing)"),
+        ));
+    }
     let profile = InputsProfile {
         rows: rows_of(&quantities, &records, None),
         stats,

@@ -338,6 +338,11 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         }
         Command::Bounds(a) => {
             let query = validate::bounds_query(a)?;
+            let ceiling_seconds = a
+                .ceiling_seconds
+                .as_deref()
+                .map(|text| validate::ceiling_seconds(text, query.options.time_limit_seconds))
+                .transpose()?;
             crate::bounds::range::check_time(&query)?;
             let index = crate::bounds::index::shuffle_index_for(&query.randomizer, query.backend)?;
             let (mut rows, proof) = crate::bounds::range::bounds_with_proof(&query)?;
@@ -359,14 +364,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
                 None => None,
             };
-            let ceiling = match &a.ceiling_seconds {
-                Some(text) => {
-                    let seconds =
-                        validate::ceiling_seconds(text, query.options.time_limit_seconds)?;
-                    Some(crate::bounds::ceiling::ceiling(&query, &rows, seconds)?)
-                }
-                None => None,
-            };
+            let ceiling = ceiling_seconds
+                .map(|seconds| crate::bounds::ceiling::ceiling(&query, &rows, seconds))
+                .transpose()?;
             let profile = if query.randomizer.input_count() == 2 {
                 let quantities = match &query.target {
                     crate::bounds::range::Target::Delta(t) => {
@@ -659,8 +659,9 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                     return Err(Error::argument(
                         other.clone(),
                         format!(
-                            "{slices} is a slice of a profile over every dataset (--slice) but \
-                             {shards} is not; merge certificates of one kind at a time"
+                            "{slices} is a profile over every dataset (a randomizer on more \
+                             inputs, sliced with --slice) but {shards} is not; merge \
+                             certificates of one kind at a time"
                         ),
                     ));
                 }

@@ -512,6 +512,27 @@ fn slices_merge_into_the_whole_profile_and_each_verifies() {
         "binary-shard.json",
     );
     assert_fails(&["merge", &files[0], &shard], "one kind at a time");
+    // Slices whose records lost every value (forged, re-digested) are refused, not a crash.
+    let forged: Vec<String> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let cert: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            crate::certificates::tampered(&cert, &format!("no-values-{i}.json"), true, |c| {
+                for r in c["method"]["records"].as_array_mut().unwrap() {
+                    for v in r["values"].as_array_mut().unwrap() {
+                        *v = serde_json::Value::Null;
+                    }
+                }
+            })
+        })
+        .collect();
+    let forged: Vec<&str> = forged.iter().map(String::as_str).collect();
+    assert_fails(
+        &[&["merge"][..], &forged[..]].concat(),
+        "no slice gives quantity",
+    );
     assert_fails(&["merge", &shard, &files[0]], "one kind at a time");
 }
 
@@ -783,7 +804,7 @@ fn bounds_ceiling_lowers_the_upper_end_and_verifies() {
             _ => vec![exact["eps_profile"].clone()],
         };
         assert!(
-            report["ceiling"]["searches"].as_u64().unwrap() >= 1,
+            report["ceiling"]["searches_finished"].as_u64().unwrap() >= 1,
             "{report}"
         );
         for (row, exact) in report["results"]
@@ -841,6 +862,24 @@ fn bounds_ceiling_lowers_the_upper_end_and_verifies() {
             assert_eq!(status, 1, "{tamper}: {problems}");
         }
     }
+    // A row whose ends meet (δ = 0 at ε = 1.2) keeps its end; the other row is lowered.
+    let out = cli_json(&[
+        "bounds",
+        "-m",
+        "k-rr:k=4,exp_eps0=3",
+        "--n",
+        "8",
+        "--eps",
+        "0.5,1.2",
+        "--ceiling-seconds",
+        "20",
+    ]);
+    let row = &out["results"][0];
+    assert!(
+        parse(&row["ceiling"]["hi"]) < parse(&row["upper"]["value"]["lo"]),
+        "{row}"
+    );
+    assert!(row["ceiling_over_lower"].as_f64().unwrap() >= 1.0);
     // No search finishes (20-RR at n = 40 needs pairs of many output classes): the report
     // says why, the upper end stays the blanket's, and the certificate verifies; claiming a
     // ceiling without its search does not.

@@ -32,9 +32,10 @@ const CEILING_SCOPE: &str = "upper, lowered by --ceiling-seconds: a branch and b
 fn ceiling_text(c: &crate::bounds::ceiling::Ceiling) -> String {
     let stats = &c.profile.stats;
     format!(
-        "ceiling: the last of {} searches that finished: {} pairs evaluated, {} boxes bounded, {} of \
+        "ceiling: {} of {} searches finished; the last: {} pairs evaluated, {} boxes bounded, {} of \
          {} compositions closed without their own pair",
-        c.searches,
+        c.finished,
+        c.started,
         stats.pairs_evaluated,
         stats.boxes_bounded,
         CompositionBox::count_text(stats.compositions_closed),
@@ -42,10 +43,16 @@ fn ceiling_text(c: &crate::bounds::ceiling::Ceiling) -> String {
     )
 }
 
-/// Row `i`'s upper end: the ceiling's when it is below the blanket's.
-fn effective_upper<'a>(b: &'a BoundsReport, i: usize) -> Option<&'a Enclosure> {
+/// Row `i`'s upper end: the ceiling's (the upper end of its row) when it is below the
+/// blanket's.
+fn effective_upper(b: &BoundsReport, i: usize) -> Option<rug::Rational> {
     let c = &b.ceiling?.profile.rows[i].value;
-    (c.hi() < b.rows[i].upper.value.hi()).then_some(c)
+    match c.hi() {
+        crate::enclosure::Endpoint::Finite(h) if c.hi() < b.rows[i].upper.value.hi() => {
+            Some(h.clone())
+        }
+        _ => None,
+    }
 }
 
 const SEARCH_SCOPE: &str = "lower, raised by --search: the exact delta of the best concrete neighbouring pair found by a local search over mixed backgrounds (t users moved between inputs, t halved down to 1), from the best homogeneous one";
@@ -213,19 +220,27 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
         v["ceiling"] = json!({
             "finished": true,
             "levels": c.query.ceiling.iter().flatten().map(exact_string).collect::<Vec<_>>(),
-            "searches": c.searches,
+            "searches_started": c.started,
+            "searches_finished": c.finished,
             "pairs_evaluated": stats.pairs_evaluated,
             "boxes_bounded": stats.boxes_bounded,
             "compositions_closed": stats.compositions_closed.to_string(),
             "compositions_total": stats.compositions_total.to_string(),
         });
-        for (row, c) in v["results"]
+        for ((row, c), range) in v["results"]
             .as_array_mut()
             .expect("rows")
             .iter_mut()
             .zip(&c.profile.rows)
+            .zip(b.rows)
         {
             row["ceiling"] = c.value.to_json();
+            let top = Enclosure::new(c.value.hi().clone(), c.value.hi().clone());
+            // The ratio of the ceiling's upper end (not of its row's midpoint) to the lower end.
+            row["ceiling_over_lower"] = json!(crate::bounds::range::upper_over_lower(
+                &range.lower.value,
+                &top
+            ));
         }
     }
     if let Some(why) = b.ceiling_missed {
@@ -329,11 +344,14 @@ pub fn bounds_text(b: &BoundsReport) -> String {
                     .map_or(quantity.clone(), |t| t.eps_text()),
                 cell(r, &row.lower),
                 match effective_upper(b, i) {
-                    Some(c) => format!("{} (ceiling)", short(c)),
+                    Some(c) => format!("{} (ceiling)", crate::enclosure::bound_text(&c)),
                     None => cell(r, &row.upper),
                 },
                 match effective_upper(b, i) {
-                    Some(c) => crate::bounds::range::upper_over_lower(&row.lower.value, c),
+                    Some(c) => crate::bounds::range::upper_over_lower(
+                        &row.lower.value,
+                        &Enclosure::point(c),
+                    ),
                     None => ratio(row),
                 }
                 .map_or("-".into(), |x| {
