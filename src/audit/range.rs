@@ -301,22 +301,17 @@ fn narrow(
         ));
         let mut options = q.options.clone();
         options.time_limit_seconds = q.narrow_seconds;
-        let query = InputsProfileQuery {
-            randomizer: q.randomizer.clone(),
+        let query = InputsProfileQuery::new(
+            q.randomizer.clone(),
             n,
-            quantities: eps
-                .iter()
+            eps.iter()
                 .cloned()
                 .map(|e| Quantity::Delta(Threshold::Eps(e)))
                 .collect(),
             options,
-            backend: q.backend,
-            exact_ctx: Default::default(),
-            escalate_above: q.escalate_above,
-            symmetry: true,
-            slice: None,
-            ceiling: None,
-        };
+            q.backend,
+            q.escalate_above,
+        );
         let profile = match crate::profile_inputs::inputs_profile(&query) {
             Ok(p) => p,
             Err(e @ (Error::TooLarge(_) | Error::Argument { .. })) => {

@@ -82,16 +82,15 @@ pub fn ceiling(
         let mut options = q.options.clone();
         options.time_limit_seconds = left;
         let query = InputsProfileQuery {
-            randomizer: q.randomizer.clone(),
-            n: q.n,
-            quantities: quantities(&q.target),
-            options,
-            backend: q.backend,
-            exact_ctx: Default::default(),
-            escalate_above: q.escalate_above,
-            symmetry: true,
-            slice: None,
             ceiling: Some(levels),
+            ..InputsProfileQuery::new(
+                q.randomizer.clone(),
+                q.n,
+                quantities(&q.target),
+                options,
+                q.backend,
+                q.escalate_above,
+            )
         };
         crate::progress::note(&format!(
             "bounds: ceiling search {started} at {fraction} of the way up each range, {} left",

@@ -56,6 +56,32 @@ pub struct InputsProfileQuery {
     pub ceiling: Option<Vec<Rational>>,
 }
 
+impl InputsProfileQuery {
+    /// The exact search over every dataset (symmetry on, no slice, no ceiling), with the pairs'
+    /// options, backend and escalation.
+    pub fn new(
+        randomizer: Randomizer,
+        n: u64,
+        quantities: Vec<Quantity>,
+        options: PairOptions,
+        backend: Backend,
+        escalate_above: Option<f64>,
+    ) -> Self {
+        InputsProfileQuery {
+            randomizer,
+            n,
+            quantities,
+            options,
+            backend,
+            exact_ctx: Default::default(),
+            escalate_above,
+            symmetry: true,
+            slice: None,
+            ceiling: None,
+        }
+    }
+}
+
 /// Slice `index` (from 0) of `of`: the boxes of [`slice_roots`] at positions ≡ index (mod of).
 /// Each slice also evaluates the homogeneous backgrounds, so its maximum is over its boxes and
 /// those; the slices' boxes together are every composition of every switch searched, each once.
