@@ -21,15 +21,14 @@ use rug::ops::Pow;
 const MAX_LEVELS: usize = 8;
 
 /// A finished ceiling search: the query it answered (its levels in `query.ceiling`), the
-/// profile with its proof (each row `[best found, max(level, largest evaluated)]`), and what the
-/// whole ceiling did.
+/// profile with its proof (each row `[best found, max(level, largest evaluated)]`), and how many
+/// searches the ceiling started and finished.
 pub struct Ceiling {
     pub query: InputsProfileQuery,
     pub profile: InputsProfile,
     /// Searches started, and of them finished (the kept one is the last finished).
     pub started: usize,
     pub finished: usize,
-    pub seconds: f64,
 }
 
 /// The quantities of the range's rows, in order.
@@ -104,7 +103,6 @@ pub fn ceiling(
                     profile,
                     started: 0,
                     finished: 0,
-                    seconds: 0.0,
                 });
             }
             // Out of time or out of reach: the last search that finished stands.
@@ -122,7 +120,6 @@ pub fn ceiling(
     }
     Ok(match kept {
         Some(mut c) => {
-            c.seconds = clock.elapsed().as_secs_f64();
             (c.started, c.finished) = (started, finished);
             Ok(c)
         }
