@@ -8,10 +8,9 @@
 //! is the middle of the range; each search that finishes within the time left is followed by
 //! one at half the distance to the lower end, and the last that finished is kept.
 
-use super::range::{BoundsQuery, RangeRow, Target};
+use super::range::{BoundsQuery, RangeRow};
 use crate::enclosure::Endpoint;
 use crate::error::{Error, Result};
-use crate::profile::Quantity;
 use crate::profile_inputs::{InputsProfile, InputsProfileQuery, inputs_profile};
 use rug::Rational;
 use rug::ops::Pow;
@@ -29,14 +28,6 @@ pub struct Ceiling {
     /// Searches started, and of them finished (the kept one is the last finished).
     pub started: usize,
     pub finished: usize,
-}
-
-/// The quantities of the range's rows, in order.
-pub fn quantities(target: &Target) -> Vec<Quantity> {
-    match target {
-        Target::Delta(t) => t.iter().cloned().map(Quantity::Delta).collect(),
-        Target::Epsilon(d) => vec![Quantity::Epsilon(d.clone())],
-    }
 }
 
 /// Lowers the rows' upper ends within `seconds`: the last search that finished, or why none
@@ -58,7 +49,7 @@ pub fn ceiling(
     if ends.iter().all(|(lo, hi)| lo >= hi) {
         return Ok(Err("not tried: every row's ends meet".into()));
     }
-    let mut kept: Option<Ceiling> = None;
+    let mut kept: Option<(InputsProfileQuery, InputsProfile)> = None;
     let mut why = "no time was left for a search".to_string();
     let mut fraction = Rational::from((1, 2));
     let (mut started, mut finished) = (0, 0);
@@ -85,7 +76,7 @@ pub fn ceiling(
             ..InputsProfileQuery::new(
                 q.randomizer.clone(),
                 q.n,
-                quantities(&q.target),
+                q.target.quantities(),
                 options,
                 q.backend,
                 q.escalate_above,
@@ -98,12 +89,7 @@ pub fn ceiling(
         match inputs_profile(&query) {
             Ok(profile) => {
                 finished += 1;
-                kept = Some(Ceiling {
-                    query,
-                    profile,
-                    started: 0,
-                    finished: 0,
-                });
+                kept = Some((query, profile));
             }
             // Out of time or out of reach: the last search that finished stands.
             Err(Error::TooLarge(message)) => {
@@ -119,10 +105,12 @@ pub fn ceiling(
         fraction /= 2;
     }
     Ok(match kept {
-        Some(mut c) => {
-            (c.started, c.finished) = (started, finished);
-            Ok(c)
-        }
+        Some((query, profile)) => Ok(Ceiling {
+            query,
+            profile,
+            started,
+            finished,
+        }),
         None => Err(format!(
             "no search finished within {}: {why}",
             crate::exact::pair::duration_text(seconds)
@@ -136,10 +124,9 @@ fn rounded_up(x: &Rational) -> Rational {
     if *x <= 0 {
         return x.clone();
     }
-    // 2^e ≤ x about; only the scale depends on the double, the rounding up is exact.
-    let e = x.to_f64().log2().floor() as i64;
-    let shift = (64 - e).clamp(-4096, 4096);
-    let scale = Rational::from(2).pow(shift as i32);
+    // 2^e ≤ x < 2^(e + 2) with e from the bit lengths (exact, whatever the size of x).
+    let e = i64::from(x.numer().significant_bits()) - i64::from(x.denom().significant_bits());
+    let scale = Rational::from(2).pow((64 - e) as i32);
     let scaled = (x.clone() * &scale).ceil();
     scaled / scale
 }
@@ -154,6 +141,8 @@ mod tests {
             Rational::from((1, 3)),
             Rational::from((7, 3)) / Rational::from(10).pow(22),
             Rational::from(12345),
+            // Below the smallest double: its f64 is 0.
+            Rational::from((1, rug::Integer::from(10).pow(400))),
         ] {
             let r = rounded_up(&x);
             assert!(r >= x);

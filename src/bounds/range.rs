@@ -40,6 +40,18 @@ pub enum Target {
     Epsilon(Rational),
 }
 
+impl Target {
+    /// The worst-case quantities of the range's rows, in order: `δ_M` at each threshold, or
+    /// `ε_M` at the target δ (what the exact profiles beside a range answer).
+    pub fn quantities(&self) -> Vec<crate::profile::Quantity> {
+        use crate::profile::Quantity;
+        match self {
+            Target::Delta(t) => t.iter().cloned().map(Quantity::Delta).collect(),
+            Target::Epsilon(d) => vec![Quantity::Epsilon(d.clone())],
+        }
+    }
+}
+
 /// The question.
 #[derive(Clone, Debug)]
 pub struct BoundsQuery {

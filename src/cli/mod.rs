@@ -368,14 +368,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 .map(|seconds| crate::bounds::ceiling::ceiling(&query, &rows, seconds))
                 .transpose()?;
             let profile = if query.randomizer.input_count() == 2 {
-                let quantities = match &query.target {
-                    crate::bounds::range::Target::Delta(t) => {
-                        t.iter().cloned().map(profile::Quantity::Delta).collect()
-                    }
-                    crate::bounds::range::Target::Epsilon(d) => {
-                        vec![profile::Quantity::Epsilon(d.clone())]
-                    }
-                };
+                let quantities = query.target.quantities();
                 let profile_query = profile::ProfileQuery {
                     mechanism: query.randomizer.pair(0, 1)?,
                     n: query.n,

@@ -72,10 +72,7 @@ pub(super) fn verify_bounds(
         let verified = verify_profile(&proof, &mechanism, settings, tally)?;
         // The proof must be of this n, every k, and the range's own thresholds or δ.
         let n = range.n;
-        let wanted: Vec<Quantity> = match &range.target {
-            Target::Delta(t) => t.iter().cloned().map(Quantity::Delta).collect(),
-            Target::Epsilon(d) => vec![Quantity::Epsilon(d.clone())],
-        };
+        let wanted = range.target.quantities();
         let as_json = |q: &[Quantity]| q.iter().map(Quantity::to_json).collect::<Vec<_>>();
         if verified.n != n || verified.k_range != (0, n - 1) {
             tally.problem(format!(
@@ -148,7 +145,7 @@ fn verify_ceiling(
         settings,
         tally,
     )?;
-    let wanted = crate::bounds::ceiling::quantities(&range.target);
+    let wanted = range.target.quantities();
     let as_json = |q: &[Quantity]| q.iter().map(Quantity::to_json).collect::<Vec<_>>();
     let found: Vec<Quantity> = verified.iter().map(|(q, _)| q.clone()).collect();
     if as_json(&found) != as_json(&wanted) {

@@ -338,23 +338,20 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         .iter()
         .enumerate()
         .map(|(i, row)| {
+            let (upper, ratio) = match effective_upper(b, i) {
+                Some(c) => (
+                    format!("{} (ceiling)", crate::enclosure::bound_text(&c)),
+                    crate::bounds::range::upper_over_lower(&row.lower.value, &Enclosure::point(c)),
+                ),
+                None => (cell(r, &row.upper), ratio(row)),
+            };
             let mut cells = vec![
                 row.threshold
                     .as_ref()
                     .map_or(quantity.clone(), |t| t.eps_text()),
                 cell(r, &row.lower),
-                match effective_upper(b, i) {
-                    Some(c) => format!("{} (ceiling)", crate::enclosure::bound_text(&c)),
-                    None => cell(r, &row.upper),
-                },
-                match effective_upper(b, i) {
-                    Some(c) => crate::bounds::range::upper_over_lower(
-                        &row.lower.value,
-                        &Enclosure::point(c),
-                    ),
-                    None => ratio(row),
-                }
-                .map_or("-".into(), |x| {
+                upper,
+                ratio.map_or("-".into(), |x| {
                     if x < 1e6 {
                         format!("{x:.3}")
                     } else {
