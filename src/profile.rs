@@ -658,7 +658,7 @@ pub fn block_values(
         let d = mechanism.d();
         match plan.route {
             Route::Binary => leaves_in(
-                BinaryGroup::empty(plan.tau_bits, ctx),
+                BinaryGroup::empty(plan.tau_bits, plan.messages, ctx),
                 query.n,
                 range,
                 leaves,
@@ -666,7 +666,7 @@ pub fn block_values(
                 ctx,
             ),
             Route::Window => leaves_in(
-                WindowGroup::empty(d, plan.tau_bits, ctx),
+                WindowGroup::empty(d, plan.tau_bits, plan.messages, ctx),
                 query.n,
                 range,
                 leaves,
@@ -674,9 +674,9 @@ pub fn block_values(
                 ctx,
             ),
             Route::Simplex => {
-                let index = std::sync::Arc::new(SimplexIndex::new(d, n)?);
+                let index = std::sync::Arc::new(SimplexIndex::new(d, n * plan.messages)?);
                 leaves_in(
-                    GeneralGroup::empty(index, plan.tau_bits, ctx),
+                    GeneralGroup::empty(index, plan.tau_bits, plan.messages, ctx),
                     query.n,
                     range,
                     leaves,
@@ -1486,22 +1486,22 @@ fn scan_in<S: Scalar>(
     let ends = ends_outside(query, (a, b));
     match plan.route {
         Route::Binary => scan.scan_from(
-            BinaryGroup::empty(plan.tau_bits, ctx),
+            BinaryGroup::empty(plan.tau_bits, plan.messages, ctx),
             users,
             range,
             &ends,
             &open,
         )?,
         Route::Window => scan.scan_from(
-            WindowGroup::empty(d, plan.tau_bits, ctx),
+            WindowGroup::empty(d, plan.tau_bits, plan.messages, ctx),
             users,
             range,
             &ends,
             &open,
         )?,
         Route::Simplex => {
-            let index = std::sync::Arc::new(SimplexIndex::new(d, nu)?);
-            let root = GeneralGroup::empty(index, plan.tau_bits, ctx);
+            let index = std::sync::Arc::new(SimplexIndex::new(d, nu * plan.messages)?);
+            let root = GeneralGroup::empty(index, plan.tau_bits, plan.messages, ctx);
             scan.scan_from(root, users, range, &ends, &open)?
         }
     }

@@ -190,7 +190,10 @@ impl PairSource for PairQuery {
             && (0..mechanism.d()).all(|y| !mechanism.is_zero(0, y))
         {
             let channel = mechanism.channel::<S>(ctx)?;
-            Some(canonical::cross_check_canonical(&law, &channel, ctx)?)
+            let messages = mechanism.unbundled_messages() as u32;
+            Some(canonical::cross_check_canonical(
+                &law, &channel, messages, ctx,
+            )?)
         } else {
             None
         };

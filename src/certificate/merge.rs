@@ -13,7 +13,7 @@
 use super::{SCHEMA_ID, Settings, digest, schema_errors};
 use crate::enclosure::{Enclosure, Endpoint, parse_rational};
 use crate::error::{Error, Result};
-use crate::mechanism::{Mechanism, MechanismSource};
+use crate::mechanism::Mechanism;
 use crate::profile::{
     ClosedNodes, Closure, ClosureKind, LeafRecord, Profile, ProfileQuery, ProfileRow, ProfileStats,
     Quantity, reaching, tidy_ties,
@@ -205,14 +205,8 @@ pub fn merge(files: &[(String, String)]) -> Result<Merged> {
             format!("k = {next}..{} is covered by no shard", n - 1),
         ));
     }
-    let source = MechanismSource {
-        spec: first.cert["mechanism"]["given"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        text: first.cert["mechanism"]["text"].as_str().map(str::to_string),
-    };
-    let mechanism: Mechanism = source.load()?;
+    let mechanism: Mechanism =
+        super::recorded_mechanism(&first.cert, crate::mechanism::FamilyMeaning::Current)?;
     let settings = Settings::from_json(&first.cert["settings"])?;
     let quantities = first.cert["method"]["quantities"]
         .as_array()

@@ -236,6 +236,32 @@ impl<'a> Subject<'a> {
     }
 }
 
+/// The binary-input mechanism a certificate records, as given (`mechanism.given`, `text`) and
+/// with the messages its exact form records (`mechanism.exact.messages`, Part I §9): what a
+/// verifier compares with `mechanism.exact` and recomputes.
+pub fn recorded_mechanism(
+    cert: &Value,
+    meaning: FamilyMeaning,
+) -> Result<crate::mechanism::Mechanism> {
+    let source = crate::mechanism::MechanismSource {
+        spec: cert["mechanism"]["given"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        text: cert["mechanism"]["text"].as_str().map(str::to_string),
+    };
+    let mechanism = source.load_as(meaning)?;
+    match &cert["mechanism"]["exact"]["messages"] {
+        Value::Null => Ok(mechanism),
+        v => {
+            let messages = crate::mechanism::Messages::from_json(v).ok_or_else(|| {
+                Error::argument("mechanism.exact.messages", format!("unreadable: {v}"))
+            })?;
+            crate::multimessage::with_messages(&mechanism, messages)
+        }
+    }
+}
+
 /// How a certificate's family strings are read: 0.1.x wrote `k-rr:k=K,…` for the binary-input
 /// restriction, which 0.2.0 writes `k-rr:k=K,…,inputs=2` (CHANGELOG.md).
 pub fn family_meaning(cert: &Value) -> FamilyMeaning {

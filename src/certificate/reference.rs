@@ -50,6 +50,62 @@ pub fn pair(w0: &[BigRational], w1: &[BigRational], n: u64, k: u64) -> (Law, Law
     (add_user(&common, w0), add_user(&common, w1))
 }
 
+/// The most histogram states a multi-message reference pair may hold.
+pub const MAX_MESSAGE_STATES: u64 = 200_000;
+
+/// The pair of users sending `messages = m` messages each (Part I §9), on raw message outputs
+/// and without the type reduction: unbundled, the histogram of the nm messages over Y (the
+/// others' messages one draw at a time, then the switched user's m); bundled, the histogram of
+/// the n users' symbols in `Y^m`, each tuple with probability `Π_i W_b(y_i)`.  `None` when it
+/// would hold more than [`MAX_MESSAGE_STATES`] histograms.
+pub fn messages_pair(
+    w0: &[BigRational],
+    w1: &[BigRational],
+    n: u64,
+    k: u64,
+    messages: u32,
+    bundled: bool,
+) -> Option<(Law, Law)> {
+    let d = w0.len() as u64;
+    let (symbols, size) = if bundled {
+        (d.checked_pow(messages)?, n)
+    } else {
+        (d, n.checked_mul(u64::from(messages))?)
+    };
+    let states = crate::exact::histogram::histogram_count(size, symbols as usize)?;
+    if states > MAX_MESSAGE_STATES {
+        return None;
+    }
+    if bundled {
+        // The law of one user's tuple: index i has digits (base d) y_1, …, y_m.
+        let tuples = |w: &[BigRational]| -> Vec<BigRational> {
+            (0..symbols)
+                .map(|mut i| {
+                    let mut p = BigRational::one();
+                    for _ in 0..messages {
+                        p *= &w[(i % d) as usize];
+                        i /= d;
+                    }
+                    p
+                })
+                .collect()
+        };
+        return Some(pair(&tuples(w0), &tuples(w1), n, k));
+    }
+    let m = u64::from(messages);
+    let mut common = Law::new();
+    common.insert(vec![0; w0.len()], BigRational::one());
+    for draw in 0..(n - 1) * m {
+        common = add_user(&common, if draw < k * m { w1 } else { w0 });
+    }
+    let (mut p, mut q) = (common.clone(), common);
+    for _ in 0..m {
+        p = add_user(&p, w0);
+        q = add_user(&q, w1);
+    }
+    Some((p, q))
+}
+
 /// The pair of a background composition: `counts[x]` users with row `rows[x]` and the switched
 /// user with row `rows[switch.0]` (P) or `rows[switch.1]` (Q), on raw output histograms (rows
 /// not in play are `None`).

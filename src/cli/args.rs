@@ -461,9 +461,26 @@ pub struct MechanismArg {
     pub mechanism: String,
 }
 
+/// Users sending several messages (Part I §9).
+#[derive(Debug, Args, Default)]
+pub struct MessagesArgs {
+    /// Each user sends M messages (binary-input mechanisms, Part I §9), shuffled one by one
+    /// (unbundled: the message histogram is released) unless --bundled.
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    pub messages: Option<String>,
+
+    /// With --messages: each user's M messages stay together as one symbol of Y^M (the
+    /// shuffler permutes users); needs rational entries (e.g. exp_eps0=3).
+    #[arg(long)]
+    pub bundled: bool,
+}
+
 /// Options shared by every subcommand.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
+    #[command(flatten)]
+    pub messages: MessagesArgs,
+
     /// Arithmetic backend.
     #[arg(long, value_enum, default_value_t = BackendArg::Interval)]
     pub backend: BackendArg,

@@ -2,7 +2,7 @@
 
 use super::args::{
     AuditArgs, BackendArg, BerryEsseenArgs, BoundsArgs, CheckArgs, CommonArgs, CompareArgs,
-    EngineArg, PairArgs, ProfileArgs,
+    EngineArg, MessagesArgs, PairArgs, ProfileArgs,
 };
 use crate::arith::exact::ExactCtx;
 use crate::audit::AuditQuery;
@@ -18,7 +18,7 @@ use crate::exact::pair::{Engine, PairOptions, check_composition};
 use crate::limits::berry_esseen::Scale;
 use crate::limits::experiment::{ExperimentQuery, load_experiment};
 use crate::mechanism::randomizer::{Randomizer, load_randomizer};
-use crate::mechanism::{Mechanism, load_mechanism};
+use crate::mechanism::{Mechanism, Messages, load_mechanism};
 use crate::profile::{ProfileQuery, Quantity};
 use crate::profile_inputs::InputsProfileQuery;
 use crate::query::{Backend, BackgroundQuery, PairQuery, Threshold};
@@ -165,20 +165,59 @@ pub fn binary_mechanism(spec: &str, command: &str, instead: &str) -> Result<Mech
 
 /// Validates the shared options and loads the binary-input mechanism (see
 /// [`binary_mechanism`]).
+/// With `--messages`, the mechanism of users sending that many messages.
 pub fn common(args: &CommonArgs, mechanism: &str, command: &str, instead: &str) -> Result<Common> {
     let Settings {
         options,
         backend,
         exact_ctx,
         escalate_above,
-    } = settings(args)?;
+    } = settings_of(args)?;
+    let messages = messages(&args.messages)?;
+    let mechanism = binary_mechanism(mechanism, command, instead)?;
     Ok(Common {
-        mechanism: binary_mechanism(mechanism, command, instead)?,
+        mechanism: match messages {
+            Some(m) => crate::multimessage::with_messages(&mechanism, m)?,
+            None => mechanism,
+        },
         options,
         backend,
         exact_ctx,
         escalate_above,
     })
+}
+
+/// `--messages M` and `--bundled` (Part I §9): `None` without `--messages`.
+pub fn messages(args: &MessagesArgs) -> Result<Option<Messages>> {
+    let Some(text) = &args.messages else {
+        if args.bundled {
+            return Err(Error::argument(
+                "--bundled",
+                "needs --messages M, the number of messages each user sends",
+            ));
+        }
+        return Ok(None);
+    };
+    let count = whole("--messages", text)?;
+    if count == 0 {
+        return Err(Error::argument(
+            "--messages",
+            "must be at least 1 (the messages each user sends)",
+        ));
+    }
+    if count > u64::from(crate::multimessage::MAX_MESSAGES) {
+        return Err(Error::argument(
+            "--messages",
+            format!(
+                "at most {} messages per user, got {count}",
+                crate::multimessage::MAX_MESSAGES
+            ),
+        ));
+    }
+    Ok(Some(Messages {
+        count: count as u32,
+        bundled: args.bundled,
+    }))
 }
 
 /// The shared options without a mechanism.
@@ -201,8 +240,27 @@ fn precision_bits(text: &str) -> Result<u32> {
     Ok(bits as u32)
 }
 
-/// Validates the shared options.
+/// Validates the shared options of a question that has no multi-message form (a randomizer on
+/// more inputs, a limit experiment): `--messages` is refused.
 fn settings(args: &CommonArgs) -> Result<Settings> {
+    if args.messages.messages.is_some() || args.messages.bundled {
+        let flag = if args.messages.messages.is_some() {
+            "--messages"
+        } else {
+            "--bundled"
+        };
+        return Err(Error::argument(
+            flag,
+            "multi-message shuffling (Part I §9) is answered for binary-input mechanisms (delta, \
+             epsilon, divergences, profile, audit, check, constants, compare-messages), not for \
+             a randomizer on more inputs or a limit experiment",
+        ));
+    }
+    settings_of(args)
+}
+
+/// Validates the shared options.
+fn settings_of(args: &CommonArgs) -> Result<Settings> {
     let precision = args.precision.as_deref().map(precision_bits).transpose()?;
     let backend = match args.backend {
         BackendArg::Interval => {

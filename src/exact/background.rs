@@ -184,6 +184,7 @@ pub fn background_pair<S: Scalar>(
         tau_bits: tau,
         states,
         index_bytes: states.saturating_mul(4 * (d as u64 - 2) + 16 * d as u64),
+        messages: 1,
     };
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
     check_time::<S>(&groups, &plan, n, tau, options, ctx)?;

@@ -12,12 +12,18 @@ use crate::error::{Error, Result};
 
 use crate::mechanism::Channel;
 
-/// `L_{n,0}(N)` for a histogram `N` (requires `W0(y) > 0` wherever `N_y > 0`).
+/// `L_{n,0}(N)` for a histogram `N` (requires `W0(y) > 0` wherever `N_y > 0`); with the
+/// distinguished user sending `messages = m > 1` unbundled messages, Part I §9.1's
+/// `L^{(m)}(N) = C(|N|, m)^{-1} Σ Π_y C(N_y, m_y) w(y)^{m_y}` over `0 ≤ m_y ≤ N_y`, `Σ m_y = m`.
 pub fn canonical_likelihood_ratio<S: Scalar>(
     channel: &Channel<S>,
     histogram: &[u64],
+    messages: u32,
     ctx: &S::Ctx,
 ) -> S {
+    if messages > 1 {
+        return canonical_ratio_of_messages(channel, histogram, messages, ctx);
+    }
     let n: u64 = histogram.iter().sum();
     let mut sum = S::zero(ctx);
     for (y, &count) in histogram.iter().enumerate() {
@@ -29,6 +35,37 @@ pub fn canonical_likelihood_ratio<S: Scalar>(
     sum.div(&S::from_u64(n, ctx))
 }
 
+/// §9.1's `L^{(m)}(N)`, each binomial an exact integer.
+fn canonical_ratio_of_messages<S: Scalar>(
+    channel: &Channel<S>,
+    histogram: &[u64],
+    messages: u32,
+    ctx: &S::Ctx,
+) -> S {
+    let binomial = |n: u64, k: u32| {
+        S::from_rational(&rug::Rational::from(rug::Integer::from(n).binomial(k)), ctx)
+    };
+    let w: Vec<S> = (0..histogram.len())
+        .map(|y| channel.w[1][y].div(&channel.w[0][y]))
+        .collect();
+    let mut sum = S::zero(ctx);
+    for split in crate::multimessage::types(messages, histogram.len()) {
+        if split.iter().zip(histogram).any(|(&s, &c)| u64::from(s) > c) {
+            continue;
+        }
+        let mut term = S::one(ctx);
+        for (y, &s) in split.iter().enumerate() {
+            if s > 0 {
+                term = term
+                    .mul(&binomial(histogram[y], s))
+                    .mul(&crate::arith::power(&w[y], u64::from(s), ctx));
+            }
+        }
+        sum.add_assign(&term);
+    }
+    sum.div(&binomial(histogram.iter().sum(), messages))
+}
+
 /// Checks the pair `(T_{n,0}, T_{n,1})` (k = 0: the caller's contract) against the closed form;
 /// returns the number of states compared.  Needs `W0` of full support (otherwise the closed
 /// form is not defined everywhere) and an uncontaminated law: complete, or the binary path
@@ -36,11 +73,16 @@ pub fn canonical_likelihood_ratio<S: Scalar>(
 pub fn cross_check_canonical<S: Scalar>(
     law: &PairLaw<S>,
     channel: &Channel<S>,
+    messages: u32,
     ctx: &S::Ctx,
 ) -> Result<usize> {
-    // In a truncated binary window the first and last states miss S(K−1) resp. S(K) (that mass
-    // is in the omitted bound); every other state is exact.
-    let edge = usize::from(!law.is_complete());
+    // In a truncated binary window the first and last m states miss some of S(K−m..K) (that
+    // mass is in the omitted bound); every other state is exact.
+    let edge = if law.is_complete() {
+        0
+    } else {
+        messages as usize
+    };
     let mut checked = 0;
     for i in edge..law.len().saturating_sub(edge) {
         let (p, q) = (&law.p[i], &law.q[i]);
@@ -51,7 +93,7 @@ pub fn cross_check_canonical<S: Scalar>(
         let histogram = law.histogram(i).ok_or_else(|| {
             Error::Internal("the canonical cross-check needs a histogram pair".into())
         })?;
-        let closed = canonical_likelihood_ratio(channel, &histogram, ctx);
+        let closed = canonical_likelihood_ratio(channel, &histogram, messages, ctx);
         if ratio.certainly_below(&closed) || closed.certainly_below(&ratio) {
             return Err(Error::Internal(format!(
                 "cross-check failed: at histogram {:?} the shift identities give L ∈ {} but the canonical \

@@ -27,6 +27,24 @@ pub trait GroupLaw<S: Scalar>: Sized + Send + Sync {
     fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S>;
 }
 
+/// [`ratio_range`] for a distinguished user sending `messages` messages (unbundled, Part I §9):
+/// the ratio is a conditional expectation of `Π_i w(Y*_i)` over its m messages, so it lies in
+/// `[min w^m, max w^m]`.
+pub fn ratio_range_sending<S: Scalar>(
+    channel: &Channel<S>,
+    messages: usize,
+) -> (Rational, Option<Rational>) {
+    let (lo, hi) = ratio_range(channel);
+    let power = |x: Rational| -> Rational {
+        let mut out = Rational::from(1);
+        for _ in 0..messages {
+            out *= &x;
+        }
+        out
+    };
+    (power(lo), hi.map(power))
+}
+
 /// `[min_y w(y), max_y w(y)]` for `w = W1/W0` (hi `None` = +∞), skipping `0/0`: every likelihood
 /// ratio of the pair lies in it (Part I (6): L is a conditional expectation of `w(Y*)`).
 pub fn ratio_range<S: Scalar>(channel: &Channel<S>) -> (Rational, Option<Rational>) {
@@ -53,30 +71,52 @@ pub fn ratio_range<S: Scalar>(channel: &Channel<S>) -> (Rational, Option<Rationa
     (lo.unwrap_or_default(), hi)
 }
 
-/// The singular masses `[Q(P = 0), P(Q = 0)]` of the pair `(F ⊛ W0, F ⊛ W1)` of a group
-/// `F = F(zeros, ones)`, in closed form (proofs-notes/windowed-laws.md, "Zero entries"): with
-/// `A = {y : W0(y) = 0 < W1(y)}` and `B = {y : W1(y) = 0 < W0(y)}`, a histogram is reached by
-/// `zeros` W0-users and `ones` W1-users exactly when `N(A) ≤ ones`, `N(B) ≤ zeros` and N uses no
-/// output that both rows give probability 0; so `Q(P = 0) = W1(A)^(ones+1)` and `P(Q = 0) = W0(B)^(zeros+1)`.
-/// A truncated pair's stored zeros can be truncation's, so curves take these instead.
+/// The singular masses `[Q(P = 0), P(Q = 0)]` of the pair `(F ⊛ W0^{⊛m}, F ⊛ W1^{⊛m})` of a
+/// group `F = F(zeros, ones)` and a distinguished user sending `m = messages` messages, in
+/// closed form (proofs-notes/windowed-laws.md, "Zero entries"; proofs-notes/multi-message.md):
+/// with `A = {y : W0(y) = 0 < W1(y)}` and `B = {y : W1(y) = 0 < W0(y)}`, a histogram is reached
+/// by `a` W0-draws and `b` W1-draws exactly when `N(A) ≤ b`, `N(B) ≤ a` and N uses no output
+/// that both rows give probability 0.  Under Q (`zeros` W0-draws, `ones + m` W1-draws) P is
+/// zero exactly when `N(A) > ones`, and `N(A) ~ Bin(ones + m, W1(A))`; so
+/// `Q(P = 0) = P(Bin(ones + m, W1(A)) > ones)` (`W1(A)^(ones+1)` for m = 1), and
+/// `P(Q = 0) = P(Bin(zeros + m, W0(B)) > zeros)`.  A truncated pair's stored zeros can be
+/// truncation's, so curves take these instead.
 pub fn singular_masses<S: Scalar>(
     channel: &Channel<S>,
     zeros: usize,
     ones: usize,
+    messages: usize,
     ctx: &S::Ctx,
 ) -> [Enclosure; 2] {
     let [w0, w1] = &channel.w;
-    let only = |a: &[S], b: &[S]| {
-        let mut sum = S::zero(ctx);
+    // The mass of `a` where `b` is zero, and the rest of `a`'s mass (no subtraction).
+    let split = |a: &[S], b: &[S]| {
+        let (mut only, mut rest) = (S::zero(ctx), S::zero(ctx));
         for (x, y) in a.iter().zip(b) {
             if y.is_exact_zero() {
-                sum.add_assign(x);
+                only.add_assign(x);
+            } else {
+                rest.add_assign(x);
             }
+        }
+        (only, rest)
+    };
+    // P(Bin(others + m, p) > others), p + r = 1.
+    let tail = |(p, r): (S, S), others: usize| -> S {
+        if messages == 1 {
+            return power(&p, others as u64 + 1, ctx);
+        }
+        let count = (others + messages) as u64;
+        let mut sum = S::zero(ctx);
+        for j in others as u64 + 1..=count {
+            let ways = rug::Integer::from(count).binomial((j) as u32);
+            let term = power(&p, j, ctx).mul(&power(&r, count - j, ctx));
+            sum.add_mul_assign(&S::from_rational(&Rational::from(ways), ctx), &term);
         }
         sum
     };
-    let q_singular = power(&only(w1, w0), ones as u64 + 1, ctx);
-    let p_singular = power(&only(w0, w1), zeros as u64 + 1, ctx);
+    let q_singular = tail(split(w1, w0), ones);
+    let p_singular = tail(split(w0, w1), zeros);
     [q_singular, p_singular].map(|m| m.enclosure().clamp_nonnegative())
 }
 
@@ -86,20 +126,30 @@ pub fn singular_masses<S: Scalar>(
 pub struct GeneralGroup<S> {
     index: Arc<SimplexIndex>,
     values: Vec<S>,
+    /// W0- and W1-draws (messages; users when each sends one).
     zeros: usize,
     ones: usize,
+    /// Messages per user (unbundled, Part I §9).
+    messages: usize,
     omitted: Rational,
     tau: Option<Rational>,
 }
 
 impl<S: Scalar> GeneralGroup<S> {
-    /// The empty group (the point mass at the empty histogram).
-    pub fn empty(index: Arc<SimplexIndex>, tau_bits: Option<u32>, ctx: &S::Ctx) -> Self {
+    /// The empty group (the point mass at the empty histogram) of users sending `messages`
+    /// messages each; the index must reach `messages ×` the users.
+    pub fn empty(
+        index: Arc<SimplexIndex>,
+        tau_bits: Option<u32>,
+        messages: usize,
+        ctx: &S::Ctx,
+    ) -> Self {
         GeneralGroup {
             index,
             values: vec![S::one(ctx)],
             zeros: 0,
             ones: 0,
+            messages,
             omitted: Rational::new(),
             tau: tau_bits.map(|bits| Rational::from((1, rug::Integer::from(1) << bits))),
         }
@@ -108,6 +158,7 @@ impl<S: Scalar> GeneralGroup<S> {
 
 impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
     fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
+        let (zeros, ones) = (zeros * self.messages, ones * self.messages);
         let mut h = self.values.clone();
         let mut omitted = self.omitted.clone();
         let start = self.zeros + self.ones;
@@ -129,27 +180,33 @@ impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
             values: h,
             zeros: self.zeros + zeros,
             ones: self.ones + ones,
+            messages: self.messages,
             omitted,
             tau: self.tau.clone(),
         }
     }
 
     fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
-        let m = self.zeros + self.ones + 1;
-        let p = self.index.shifted(&self.values, m, &channel.w[0], ctx);
-        let q = self.index.shifted(&self.values, m, &channel.w[1], ctx);
-        let (ratio_lo, ratio_hi) = ratio_range(channel);
+        let size = self.zeros + self.ones;
+        let shifted = |w: &[S]| {
+            let mut h = self.values.clone();
+            for step in 1..=self.messages {
+                self.index.add_user(&mut h, size + step, w, None, ctx);
+            }
+            h
+        };
+        let (ratio_lo, ratio_hi) = ratio_range_sending(channel, self.messages);
         PairLaw {
-            p,
-            q,
+            p: shifted(&channel.w[0]),
+            q: shifted(&channel.w[1]),
             omitted: self.omitted.clone(),
             ratio_lo,
             ratio_hi,
             layout: Layout::General {
-                n: m,
+                n: size + self.messages,
                 index: self.index.clone(),
             },
-            omission: Omission::of_group(channel, self.zeros, self.ones, ctx),
+            omission: Omission::of_group(channel, self.zeros, self.ones, self.messages, ctx),
         }
     }
 }
@@ -159,14 +216,17 @@ impl<S: Scalar> GroupLaw<S> for GeneralGroup<S> {
 #[derive(Clone, Debug)]
 pub struct BinaryGroup<S> {
     law: WindowLaw<S>,
+    /// W0- and W1-draws (messages; users when each sends one).
     zeros: usize,
     ones: usize,
+    /// Messages per user (unbundled, Part I §9).
+    messages: usize,
     tau_bits: Option<u32>,
 }
 
 impl<S: Scalar> BinaryGroup<S> {
-    /// The empty group.
-    pub fn empty(tau_bits: Option<u32>, ctx: &S::Ctx) -> Self {
+    /// The empty group of users sending `messages` messages each.
+    pub fn empty(tau_bits: Option<u32>, messages: usize, ctx: &S::Ctx) -> Self {
         BinaryGroup {
             law: WindowLaw {
                 start: 0,
@@ -175,6 +235,7 @@ impl<S: Scalar> BinaryGroup<S> {
             },
             zeros: 0,
             ones: 0,
+            messages,
             tau_bits,
         }
     }
@@ -182,6 +243,7 @@ impl<S: Scalar> BinaryGroup<S> {
 
 impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
     fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
+        let (zeros, ones) = (zeros * self.messages, ones * self.messages);
         let [w0, w1] = &channel.w;
         let mut law = self.law.clone();
         if zeros > 0 {
@@ -202,25 +264,32 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
             law: trim(law, self.tau_bits, ctx),
             zeros: self.zeros + zeros,
             ones: self.ones + ones,
+            messages: self.messages,
             tau_bits: self.tau_bits,
         }
     }
 
     fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
-        let p = add_binary_user(&self.law, &channel.w[0], ctx);
-        let q = add_binary_user(&self.law, &channel.w[1], ctx);
-        let (ratio_lo, ratio_hi) = ratio_range(channel);
+        // m untruncated shifts each: both windows start at the group's start, m longer.
+        let shifted = |w: &[S]| {
+            let mut law = add_binary_user(&self.law, w, ctx);
+            for _ in 1..self.messages {
+                law = add_binary_user(&law, w, ctx);
+            }
+            law.values
+        };
+        let (ratio_lo, ratio_hi) = ratio_range_sending(channel, self.messages);
         PairLaw {
-            p: p.values,
-            q: q.values,
+            p: shifted(&channel.w[0]),
+            q: shifted(&channel.w[1]),
             omitted: self.law.omitted.clone(),
             ratio_lo,
             ratio_hi,
             layout: Layout::Binary {
-                n: self.zeros + self.ones + 1,
+                n: self.zeros + self.ones + self.messages,
                 start: self.law.start,
             },
-            omission: Omission::of_group(channel, self.zeros, self.ones, ctx),
+            omission: Omission::of_group(channel, self.zeros, self.ones, self.messages, ctx),
         }
     }
 }

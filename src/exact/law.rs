@@ -78,16 +78,17 @@ pub struct Omission {
 }
 
 impl Omission {
-    /// What is known about the pair of a group of `zeros` W0-users and `ones` W1-users: its
-    /// singular masses.
+    /// What is known about the pair of a group of `zeros` W0-draws and `ones` W1-draws and a
+    /// distinguished user sending `messages` draws: its singular masses.
     pub fn of_group<S: Scalar>(
         channel: &Channel<S>,
         zeros: usize,
         ones: usize,
+        messages: usize,
         ctx: &S::Ctx,
     ) -> Self {
         Omission {
-            singular: Some(singular_masses(channel, zeros, ones, ctx)),
+            singular: Some(singular_masses(channel, zeros, ones, messages, ctx)),
             ..Default::default()
         }
     }

@@ -113,16 +113,26 @@ pub struct Plan {
     pub states: u64,
     /// Bytes of the general engine's histogram index (ranks of neighbours, coordinates).
     pub index_bytes: u64,
+    /// Messages per user the laws shift by (unbundled, Part I §9; 1 otherwise): a law over n
+    /// users is one over `n · messages` draws.
+    pub messages: usize,
 }
 
-/// Chooses the engine and truncation for `mechanism` with n users in backend `S`.
+/// Chooses the engine and truncation for `mechanism` with n users in backend `S` (the laws
+/// live on histograms of `n · m` draws for a mechanism whose users send m unbundled messages).
 pub fn plan<S: Scalar>(
     mechanism: &Mechanism,
-    n: usize,
+    users: usize,
     options: &PairOptions,
     ctx: &S::Ctx,
 ) -> Result<Plan> {
     let d = mechanism.d();
+    let messages = mechanism.unbundled_messages();
+    let n = users.checked_mul(messages).ok_or_else(|| {
+        Error::TooLarge(format!(
+            "n = {users} users sending {messages} messages each: too many messages"
+        ))
+    })?;
     let route = match options.engine {
         Engine::Auto if d == 2 => Route::Binary,
         Engine::Auto | Engine::Window => Route::Window,
@@ -136,8 +146,13 @@ pub fn plan<S: Scalar>(
         Engine::General => Route::Simplex,
     };
     if route == Route::Window && n > WINDOW_MAX_N {
+        let what = if messages == 1 {
+            format!("n = {n} users")
+        } else {
+            format!("{users} users × {messages} messages = {n} messages")
+        };
         return Err(Error::TooLarge(format!(
-            "n = {n} users over {d} outputs: windowed laws index counts below 2^32 − 2 = {WINDOW_MAX_N}; use a smaller --n"
+            "{what} over {d} outputs: windowed laws index counts below 2^32 − 2 = {WINDOW_MAX_N}; use a smaller --n"
         )));
     }
     // Truncation keeps every curve enclosed with any support: the singular masses come in
@@ -175,6 +190,7 @@ pub fn plan<S: Scalar>(
         tau_bits,
         states,
         index_bytes,
+        messages,
     })
 }
 
@@ -221,7 +237,7 @@ pub fn check_memory<S: Scalar>(
     let states = plan.states;
     let bytes = states
         .saturating_mul(arrays)
-        .saturating_mul(S::estimated_bytes(n, ctx))
+        .saturating_mul(S::estimated_bytes(n.saturating_mul(plan.messages), ctx))
         .saturating_add(plan.index_bytes);
     if bytes > limit {
         let states = if states == u64::MAX {
@@ -263,10 +279,12 @@ pub fn pair_law<S: Scalar>(
     let n = usize::try_from(n).map_err(|_| Error::argument("--n", "too large"))?;
     let k = k as usize;
     let plan = plan::<S>(&mechanism, n, options, ctx)?;
-    // The common part, P and Q.
+    // The common part, P and Q (in draws: users × messages).
+    let m = plan.messages;
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
-    check_binary_time::<S>(&plan, (n - 1 - k, k), &channel, options, ctx)?;
-    check_window_time::<S>(&plan, (n - 1 - k, k), &channel, options, ctx)?;
+    let draws = ((n - 1 - k) * m, k * m);
+    check_binary_time::<S>(&plan, draws, &channel, options, ctx)?;
+    check_window_time::<S>(&plan, draws, &channel, options, ctx)?;
     group_pair(mechanism.d(), &plan, (n - 1 - k, k), &channel, ctx)
 }
 
@@ -388,7 +406,8 @@ pub fn engine_mechanism<'a>(
 }
 
 /// The pair `(T_{m,b}, T_{m,b+1})` of a group of `zeros` W0-users and `ones = b` W1-users plus
-/// the distinguished user (`m = zeros + ones + 1`), on the plan's route, built from scratch.
+/// the distinguished user (`m = zeros + ones + 1`), on the plan's route, built from scratch
+/// (users sending `plan.messages` messages each).
 pub fn group_pair<S: Scalar>(
     d: usize,
     plan: &Plan,
@@ -396,16 +415,17 @@ pub fn group_pair<S: Scalar>(
     channel: &Channel<S>,
     ctx: &S::Ctx,
 ) -> Result<PairLaw<S>> {
+    let m = plan.messages;
     Ok(match plan.route {
-        Route::Binary => BinaryGroup::empty(plan.tau_bits, ctx)
+        Route::Binary => BinaryGroup::empty(plan.tau_bits, m, ctx)
             .with_users(zeros, ones, channel, ctx)
             .pair(channel, ctx),
-        Route::Window => WindowGroup::empty(d, plan.tau_bits, ctx)
+        Route::Window => WindowGroup::empty(d, plan.tau_bits, m, ctx)
             .with_users(zeros, ones, channel, ctx)
             .pair(channel, ctx),
         Route::Simplex => {
-            let index = Arc::new(SimplexIndex::new(d, zeros + ones + 1)?);
-            GeneralGroup::empty(index, plan.tau_bits, ctx)
+            let index = Arc::new(SimplexIndex::new(d, (zeros + ones + 1) * m)?);
+            GeneralGroup::empty(index, plan.tau_bits, m, ctx)
                 .with_users(zeros, ones, channel, ctx)
                 .pair(channel, ctx)
         }

@@ -21,7 +21,7 @@
 
 use super::binary::{binomial_window, upper_bound};
 use super::blocks::{STEP_COST_IN_BLOCK_WORK, cheaper_than_steps, estimated_work, two_blocks};
-use super::group::{GroupLaw, ratio_range};
+use super::group::{GroupLaw, ratio_range, ratio_range_sending};
 use super::law::{Layout, Omission, PairLaw};
 use super::nonneg;
 use crate::arith::Scalar;
@@ -531,23 +531,63 @@ pub fn pair<S: Scalar>(h: &WindowedLaw<S>, channel: &Channel<S>, ctx: &S::Ctx) -
     }
 }
 
+/// [`pair`] with the distinguished user sending `messages` messages (unbundled, Part I §9):
+/// `(H ⊛ W0^{⊛m}, H ⊛ W1^{⊛m})`, m untruncated steps from `h` for each law (both on the m-fold
+/// dilation of `h`'s set), ratio range `[min w^m, max w^m]`.
+pub fn pair_sending<S: Scalar>(
+    h: &WindowedLaw<S>,
+    channel: &Channel<S>,
+    messages: usize,
+    ctx: &S::Ctx,
+) -> PairLaw<S> {
+    if messages == 1 {
+        return pair(h, channel, ctx);
+    }
+    let shifted = |w: &[S]| {
+        let mut law = step(h, w, None, ctx);
+        for _ in 1..messages {
+            law = step(&law, w, None, ctx);
+        }
+        law
+    };
+    let (p, q) = (shifted(&channel.w[0]), shifted(&channel.w[1]));
+    debug_assert_eq!(p.values.len(), q.values.len());
+    let (ratio_lo, ratio_hi) = ratio_range_sending(channel, messages);
+    PairLaw {
+        p: p.values,
+        q: q.values,
+        omitted: h.omitted.clone(),
+        ratio_lo,
+        ratio_hi,
+        layout: Layout::Window {
+            n: p.set.size(),
+            set: p.set,
+        },
+        omission: Default::default(),
+    }
+}
+
 /// A group of W0- and W1-users on a window: built directly as a multinomial when it starts
 /// empty, then user by user (in the non-negative f64 kernel where the backend allows it).
 #[derive(Clone, Debug)]
 pub struct WindowGroup<S> {
     law: WindowedLaw<S>,
+    /// W0- and W1-draws (messages; users when each sends one).
     zeros: usize,
     ones: usize,
+    /// Messages per user (unbundled, Part I §9).
+    messages: usize,
     tau_bits: Option<u32>,
 }
 
 impl<S: Scalar> WindowGroup<S> {
-    /// The empty group over `d` symbols.
-    pub fn empty(d: usize, tau_bits: Option<u32>, ctx: &S::Ctx) -> Self {
+    /// The empty group over `d` symbols of users sending `messages` messages each.
+    pub fn empty(d: usize, tau_bits: Option<u32>, messages: usize, ctx: &S::Ctx) -> Self {
         WindowGroup {
             law: WindowedLaw::empty(d, ctx),
             zeros: 0,
             ones: 0,
+            messages,
             tau_bits,
         }
     }
@@ -641,6 +681,7 @@ fn add_users<S: Scalar>(
 
 impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
     fn with_users(&self, zeros: usize, ones: usize, channel: &Channel<S>, ctx: &S::Ctx) -> Self {
+        let (zeros, ones) = (zeros * self.messages, ones * self.messages);
         let [w0, w1] = &channel.w;
         let law = if self.zeros + self.ones == 0 {
             // Build the larger block directly, then add the other user by user.
@@ -701,14 +742,15 @@ impl<S: Scalar> GroupLaw<S> for WindowGroup<S> {
             law,
             zeros: self.zeros + zeros,
             ones: self.ones + ones,
+            messages: self.messages,
             tau_bits: self.tau_bits,
         }
     }
 
     fn pair(&self, channel: &Channel<S>, ctx: &S::Ctx) -> PairLaw<S> {
         PairLaw {
-            omission: Omission::of_group(channel, self.zeros, self.ones, ctx),
-            ..pair(&self.law, channel, ctx)
+            omission: Omission::of_group(channel, self.zeros, self.ones, self.messages, ctx),
+            ..pair_sending(&self.law, channel, self.messages, ctx)
         }
     }
 }

@@ -85,6 +85,48 @@ pub struct Mechanism {
     /// `Some(K)` when this is the restriction to inputs 0 and 1 of a family defined on K > 2
     /// inputs (`k-rr:k=K,…,inputs=2`): reports say that it answers for binary inputs only.
     pub restriction_of: Option<usize>,
+    /// `Some` when each user sends several messages (Part I §9): for the unbundled model the
+    /// rows stay the per-message channel and the engines build the pair at distance m
+    /// ([`Mechanism::unbundled_messages`]); a bundled mechanism's rows are already those of the
+    /// message types (`multimessage::bundled`).
+    pub messages: Option<Messages>,
+}
+
+/// How many messages each user sends and how the shuffler treats them (Part I §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Messages {
+    /// m ≥ 1.
+    pub count: u32,
+    /// The user's m messages stay together as one symbol of `Y^m`.
+    pub bundled: bool,
+}
+
+impl Messages {
+    /// `unbundled` or `bundled`.
+    pub fn model(&self) -> &'static str {
+        if self.bundled { "bundled" } else { "unbundled" }
+    }
+
+    /// The phrase reports use, e.g. `3 messages per user, unbundled`.
+    pub fn text(&self) -> String {
+        format!("{} messages per user, {}", self.count, self.model())
+    }
+
+    /// As certificates and JSON reports carry it.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "count": self.count, "model": self.model() })
+    }
+
+    /// Reads [`Messages::to_json`] back.
+    pub fn from_json(v: &serde_json::Value) -> Option<Messages> {
+        let count = u32::try_from(v["count"].as_u64()?).ok()?;
+        let bundled = match v["model"].as_str()? {
+            "bundled" => true,
+            "unbundled" => false,
+            _ => return None,
+        };
+        Some(Messages { count, bundled })
+    }
 }
 
 /// A mechanism as the user gave it: the family string or file path, and the file's text.
@@ -170,6 +212,7 @@ impl Mechanism {
             eps0,
             source: None,
             restriction_of: None,
+            messages: None,
         };
         // Validation at a representative a = e^{ε0}: families are valid for every a > 0 by
         // construction, explicit rows are checked exactly.
@@ -210,23 +253,43 @@ impl Mechanism {
         self.rows[0].len()
     }
 
+    /// The messages per user the engines shift by: m for the unbundled model, else 1 (a
+    /// bundled mechanism is a single-message mechanism on types).
+    pub fn unbundled_messages(&self) -> usize {
+        match self.messages {
+            Some(Messages {
+                count,
+                bundled: false,
+            }) => count as usize,
+            _ => 1,
+        }
+    }
+
     /// The input domain in one phrase, for the first lines of every report.
     pub fn domain_text(&self) -> String {
-        match self.restriction_of {
+        let domain = match self.restriction_of {
             Some(k) => format!(
                 "binary inputs {{0, 1}}: the restriction of a {k}-input randomizer to two of its inputs"
             ),
             None => "binary inputs {0, 1}".to_string(),
+        };
+        match &self.messages {
+            Some(m) => format!("{domain}; {}", m.text()),
+            None => domain,
         }
     }
 
     /// The input domain as reports carry it in JSON (`input_domain`).
     pub fn domain_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "inputs": ["0", "1"],
             "count": 2,
             "restriction_of": self.restriction_of,
-        })
+        });
+        if let Some(m) = &self.messages {
+            v["messages"] = m.to_json();
+        }
+        v
     }
 
     /// The mechanism as JSON: name, outputs, rows (exact strings, or formulas in `e^eps0`), and
@@ -240,6 +303,9 @@ impl Mechanism {
         });
         if let Some(eps0) = &self.eps0 {
             v["eps0"] = serde_json::json!(crate::enclosure::exact_string(eps0));
+        }
+        if let Some(messages) = &self.messages {
+            v["messages"] = messages.to_json();
         }
         v
     }

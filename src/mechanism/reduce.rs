@@ -204,6 +204,8 @@ impl Mechanism {
             self.eps0.clone(),
         )?;
         mechanism.source = self.source.clone();
+        mechanism.restriction_of = self.restriction_of;
+        mechanism.messages = self.messages;
         Ok(Reduction {
             mechanism,
             classes,

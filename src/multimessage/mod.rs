@@ -14,12 +14,42 @@
 //! laws: the χ² of both models at k = 0 and their canonical likelihood ratios.
 
 use crate::error::{Error, Result};
-use crate::mechanism::{Entry, Mechanism};
+use crate::mechanism::{Entry, Mechanism, Messages};
 use rug::ops::PowAssign;
 use rug::{Integer, Rational};
 
 /// The most outputs a bundled mechanism may have (types of m messages over d outputs).
 pub const MAX_TYPES: u64 = 10_000;
+
+/// The most messages per user (`--messages`): the unbundled pair takes m shift steps per law.
+pub const MAX_MESSAGES: u32 = 1000;
+
+/// The mechanism of users sending `messages.count` messages each: the same rows marked
+/// unbundled (the engines build the pair at distance m), or the [`bundled`] mechanism on types.
+/// One message is the mechanism itself.
+pub fn with_messages(mechanism: &Mechanism, messages: Messages) -> Result<Mechanism> {
+    if messages.count == 0 {
+        return Err(Error::argument("--messages", "must be at least 1"));
+    }
+    if mechanism.messages.is_some() {
+        return Err(Error::Internal(format!(
+            "{} already sends several messages",
+            mechanism.name
+        )));
+    }
+    if messages.count == 1 {
+        return Ok(mechanism.clone());
+    }
+    let mut out = if messages.bundled {
+        bundled(mechanism, messages.count)?
+    } else {
+        mechanism.clone()
+    };
+    out.source = mechanism.source.clone();
+    out.restriction_of = mechanism.restriction_of;
+    out.messages = Some(messages);
+    Ok(out)
+}
 
 /// The types of `m` messages over `d` outputs: every `t ∈ ℕ^d` with `Σ t = m`, the first
 /// coordinate largest first (`(m, 0, …), (m − 1, 1, 0, …), …`).
@@ -103,7 +133,7 @@ pub fn bundled(mechanism: &Mechanism, m: u32) -> Result<Mechanism> {
         .collect();
     Mechanism::new(
         &mechanism.name,
-        format!("{}, {m} messages bundled", mechanism.name),
+        mechanism.name.clone(),
         Some(outputs),
         [row(0), row(1)],
         None,

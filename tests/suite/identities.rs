@@ -85,7 +85,7 @@ fn canonical_closed_form_agrees_exactly() {
         let l = Rational::from(&law.q[i] / &law.p[i]);
         assert_eq!(
             l,
-            canonical_likelihood_ratio(&channel, &law.histogram(i).unwrap(), &EXACT)
+            canonical_likelihood_ratio(&channel, &law.histogram(i).unwrap(), 1, &EXACT)
         );
     }
 }

@@ -19,6 +19,7 @@ mod hardening;
 mod identities;
 mod inputs;
 mod limits;
+mod multimessage;
 mod page;
 mod profile;
 mod profile_inputs;

@@ -342,7 +342,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
         }
         return Ok(tally.finish(&command));
     }
-    let mechanism = match source.load_as(meaning) {
+    let mechanism = match super::recorded_mechanism(&cert, meaning) {
         Ok(m) => m,
         Err(e) => {
             tally.problem(format!("mechanism.given: cannot be read back: {e}"));

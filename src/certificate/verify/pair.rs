@@ -574,15 +574,36 @@ fn reference_route(
             .collect()
     };
     let (p, q) = match subject {
-        PairSubject::Binary { mechanism, n, k } => {
-            let Some([w0, w1]) = mechanism.rational_rows() else {
-                return Ok(());
-            };
-            if *n > reference::MAX_USERS || mechanism.d() > 4 {
-                return Ok(());
+        PairSubject::Binary { mechanism, n, k } => match (mechanism.messages, &mechanism.source) {
+            // Several messages: the per-message channel as given, on raw message outputs.
+            (Some(messages), Some(source)) => {
+                let Some([w0, w1]) = source.load()?.rational_rows() else {
+                    return Ok(());
+                };
+                let pair = reference::messages_pair(
+                    &big(&w0),
+                    &big(&w1),
+                    *n,
+                    *k,
+                    messages.count,
+                    messages.bundled,
+                );
+                match pair {
+                    Some(pair) => pair,
+                    None => return Ok(()),
+                }
             }
-            reference::pair(&big(&w0), &big(&w1), *n, *k)
-        }
+            (Some(_), None) => return Ok(()),
+            (None, _) => {
+                let Some([w0, w1]) = mechanism.rational_rows() else {
+                    return Ok(());
+                };
+                if *n > reference::MAX_USERS || mechanism.d() > 4 {
+                    return Ok(());
+                }
+                reference::pair(&big(&w0), &big(&w1), *n, *k)
+            }
+        },
         PairSubject::Background {
             randomizer,
             background,
@@ -599,7 +620,12 @@ fn reference_route(
         }
         PairSubject::Experiment(_) => return Ok(()),
     };
-    let label = "reference (num-rational, no GMP)";
+    let label = match subject {
+        PairSubject::Binary { mechanism, .. } if mechanism.messages.is_some() => {
+            "reference (num-rational, no GMP, raw message outputs)"
+        }
+        _ => "reference (num-rational, no GMP)",
+    };
     tally.route(label);
     let from_big = |x: &BigRational| {
         parse_rational(&format!("{}/{}", x.numer(), x.denom())).expect("a rational")

@@ -1,0 +1,420 @@
+//! Multi-message shuffling (Part I §9, issue 24): the unbundled pair at distance m and the
+//! bundled model on message types, held against brute force over raw messages (every output of
+//! every message, no type reduction), the single-message engine at nm users, the §9.1 ratio and
+//! both χ² closed forms, and each other (unbundled ≤ bundled).
+
+use crate::common::*;
+use inari::Interval;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use proptest::prelude::*;
+use rug::Rational;
+use shufflecert::arith::exact::ExactCtx;
+use shufflecert::exact::curve::{Direction, delta_at_exp};
+use shufflecert::exact::law::PairLaw;
+use shufflecert::exact::pair::{Engine, PairOptions, pair_law};
+use shufflecert::mechanism::{Entry, Mechanism, Messages, load_mechanism};
+use shufflecert::multimessage::{
+    bundled_chi2, bundled_ratio, chi2, type_probability, types, unbundled_chi2, unbundled_ratio,
+    with_messages,
+};
+use std::collections::HashMap;
+
+const EXACT: ExactCtx = ExactCtx {
+    bracket_precision: 192,
+};
+
+type Law = HashMap<Vec<u64>, BigRational>;
+
+fn explicit(w0: &[(i64, i64)], w1: &[(i64, i64)]) -> Mechanism {
+    let entries = |r: &[(i64, i64)]| r.iter().map(|&q| Entry::Exact(Rational::from(q))).collect();
+    Mechanism::new("m", "m".into(), None, [entries(w0), entries(w1)], None).unwrap()
+}
+
+fn sending(m: &Mechanism, count: u32, bundled: bool) -> Mechanism {
+    with_messages(m, Messages { count, bundled }).unwrap()
+}
+
+fn exact_options(engine: Engine) -> PairOptions {
+    PairOptions {
+        engine,
+        truncate: false,
+        ..PairOptions::default()
+    }
+}
+
+/// The law's two lists as maps from histograms.
+fn maps(law: &PairLaw<Rational>) -> (Law, Law) {
+    let (mut p, mut q) = (Law::new(), Law::new());
+    for i in 0..law.len() {
+        let h = law.histogram(i).unwrap();
+        if law.p[i] != 0 {
+            p.insert(h.clone(), to_big(&law.p[i]));
+        }
+        if law.q[i] != 0 {
+            q.insert(h, to_big(&law.q[i]));
+        }
+    }
+    (p, q)
+}
+
+/// Every assignment of outputs to the n users' m messages each (users 0..k hold 1, user k is
+/// the switched one), summed into message histograms (unbundled) or into histograms of the
+/// users' tuples in `Y^m` (bundled).  Exponential in nm: tiny cases only.
+fn brute_force(
+    w0: &[BigRational],
+    w1: &[BigRational],
+    n: usize,
+    k: usize,
+    m: usize,
+    bundled: bool,
+) -> (Law, Law) {
+    let d = w0.len();
+    let draws = n * m;
+    let symbols = if bundled { d.pow(m as u32) } else { d };
+    let (mut p, mut q) = (Law::new(), Law::new());
+    let mut outputs = vec![0usize; draws];
+    loop {
+        let mut hist = vec![0u64; symbols];
+        let (mut under_p, mut under_q) = (BigRational::one(), BigRational::one());
+        for user in 0..n {
+            let mut tuple = 0;
+            for j in 0..m {
+                let y = outputs[user * m + j];
+                tuple = tuple * d + y;
+                if !bundled {
+                    hist[y] += 1;
+                }
+                let (row_p, row_q) = match user.cmp(&k) {
+                    std::cmp::Ordering::Less => (w1, w1),
+                    std::cmp::Ordering::Equal => (w0, w1),
+                    std::cmp::Ordering::Greater => (w0, w0),
+                };
+                under_p *= &row_p[y];
+                under_q *= &row_q[y];
+            }
+            if bundled {
+                hist[tuple] += 1;
+            }
+        }
+        *p.entry(hist.clone()).or_insert_with(BigRational::zero) += under_p;
+        *q.entry(hist).or_insert_with(BigRational::zero) += under_q;
+        let mut i = 0;
+        while i < draws && outputs[i] == d - 1 {
+            outputs[i] = 0;
+            i += 1;
+        }
+        if i == draws {
+            break;
+        }
+        outputs[i] += 1;
+    }
+    (p, q)
+}
+
+fn big_rows(m: &Mechanism) -> [Vec<BigRational>; 2] {
+    m.rational_rows()
+        .unwrap()
+        .map(|r| r.iter().map(to_big).collect())
+}
+
+fn thresholds() -> Vec<Rational> {
+    [(1, 1), (3, 2), (3, 1), (7, 1)]
+        .map(Rational::from)
+        .to_vec()
+}
+
+#[test]
+fn unbundled_is_the_single_message_law_at_nm_users_at_distance_m() {
+    // P = T_{nm, km}, Q = T_{nm, km+m}, on every engine that takes the alphabet.
+    let rr = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+    let ternary = explicit(
+        &[(7, 10), (2, 10), (1, 10)],
+        &[(15, 100), (55, 100), (30, 100)],
+    );
+    for (base, engines) in [
+        (&rr, vec![Engine::Binary, Engine::General]),
+        (&ternary, vec![Engine::Window, Engine::General]),
+    ] {
+        for (n, k, m) in [(3u64, 0u64, 2u32), (4, 1, 3), (5, 4, 2), (2, 1, 4)] {
+            let mm = sending(base, m, false);
+            let size = n * u64::from(m);
+            let (k_m, mu) = (k * u64::from(m), u64::from(m));
+            for &engine in &engines {
+                let o = exact_options(engine);
+                let law = pair_law::<Rational>(&mm, n, k, &o, &EXACT).unwrap();
+                let p_single = pair_law::<Rational>(base, size, k_m, &o, &EXACT).unwrap();
+                let q_single = pair_law::<Rational>(base, size, k_m + mu - 1, &o, &EXACT).unwrap();
+                let (p, q) = maps(&law);
+                assert_eq!(p, maps(&p_single).0, "{engine:?} n={n} k={k} m={m}: P");
+                assert_eq!(q, maps(&q_single).1, "{engine:?} n={n} k={k} m={m}: Q");
+            }
+        }
+    }
+}
+
+#[test]
+fn both_models_equal_brute_force_over_raw_messages() {
+    let rr = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+    let ternary = explicit(&[(1, 2), (1, 3), (1, 6)], &[(1, 6), (1, 2), (1, 3)]);
+    // Zeros: A = {2} (W0 = 0 < W1), B = {0}.
+    let zeros = explicit(&[(1, 2), (1, 2), (0, 1)], &[(0, 1), (1, 3), (2, 3)]);
+    for base in [&rr, &ternary, &zeros] {
+        let [w0, w1] = big_rows(base);
+        for (n, m) in [(2usize, 2usize), (3, 2), (2, 3), (4, 2)] {
+            if base.d().pow((n * m) as u32) > 20_000 {
+                continue;
+            }
+            for k in 0..n {
+                for bundled in [false, true] {
+                    let mm = sending(base, m as u32, bundled);
+                    let law = pair_law::<Rational>(
+                        &mm,
+                        n as u64,
+                        k as u64,
+                        &PairOptions::default(),
+                        &EXACT,
+                    )
+                    .unwrap();
+                    let (bp, bq) = brute_force(&w0, &w1, n, k, m, bundled);
+                    for c in thresholds() {
+                        for (dir, upper, lower) in
+                            [(Direction::Qp, &bq, &bp), (Direction::Pq, &bp, &bq)]
+                        {
+                            let engine = delta_at_exp(&law, dir, &c, &EXACT);
+                            let brute = from_big(&positive_part(upper, lower, &to_big(&c)));
+                            assert!(
+                                engine.is_point() && engine.contains(&brute),
+                                "{} n={n} k={k} m={m} bundled={bundled} {dir:?} at {c}: {engine} vs {brute}",
+                                base.d()
+                            );
+                        }
+                    }
+                    // Singular masses in closed form equal the exact laws'.
+                    if let Some([qp, pq]) = &law.omission.singular {
+                        let singular = |a: &Law, b: &Law| -> Rational {
+                            from_big(
+                                &a.iter()
+                                    .filter(|(h, _)| b.get(*h).is_none_or(|v| v.is_zero()))
+                                    .map(|(_, v)| v.clone())
+                                    .fold(BigRational::zero(), |s, v| s + v),
+                            )
+                        };
+                        assert!(
+                            qp.contains(&singular(&bq, &bp)),
+                            "n={n} k={k} m={m} bundled={bundled}: Q(P = 0) {qp} vs {}",
+                            singular(&bq, &bp)
+                        );
+                        assert!(
+                            pq.contains(&singular(&bp, &bq)),
+                            "n={n} k={k} m={m} bundled={bundled}: P(Q = 0) {pq} vs {}",
+                            singular(&bp, &bq)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn truncated_pairs_enclose_the_exact_values() {
+    let rr = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+    let ternary = explicit(
+        &[(7, 10), (2, 10), (1, 10)],
+        &[(15, 100), (55, 100), (30, 100)],
+    );
+    for base in [&rr, &ternary] {
+        for bundled in [false, true] {
+            // Bundled ternary: 2 messages (6 types); the others 3.
+            let m = if bundled && base.d() == 3 { 2 } else { 3 };
+            let mm = sending(base, m, bundled);
+            let (n, k) = if bundled { (25u64, 6u64) } else { (60, 15) };
+            let exact =
+                pair_law::<Rational>(&mm, n, k, &exact_options(Engine::Auto), &EXACT).unwrap();
+            // The default depth, and a coarse one whose omitted mass shows.
+            for bits in [None, Some(14)] {
+                let o = PairOptions {
+                    truncation_bits: bits,
+                    ..PairOptions::default()
+                };
+                let approx = pair_law::<Interval>(&mm, n, k, &o, &()).unwrap();
+                if bits.is_some() {
+                    assert!(approx.omitted > 0 && approx.len() < exact.len());
+                }
+                for c in thresholds() {
+                    for dir in [Direction::Qp, Direction::Pq] {
+                        let e = delta_at_exp(&exact, dir, &c, &EXACT);
+                        let a = delta_at_exp(&approx, dir, &c, &());
+                        assert!(
+                            a.contains(e.lo().finite().unwrap()),
+                            "{} bundled={bundled} {dir:?} {c}: {a} ∌ {e}",
+                            base.d()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_canonical_ratios_and_chi2_closed_forms_hold_on_the_laws() {
+    let rr = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+    let ternary = explicit(&[(1, 2), (1, 3), (1, 6)], &[(1, 6), (1, 2), (1, 3)]);
+    for base in [&rr, &ternary] {
+        let [w0, w1] = base.rational_rows().unwrap();
+        let x2 = chi2(&w0, &w1).unwrap();
+        for (n, m) in [(4u64, 2u32), (6, 3), (3, 4)] {
+            let o = PairOptions {
+                reduce: false,
+                ..exact_options(Engine::Auto)
+            };
+            // Unbundled: §9.1's L^{(m)} at every state and Hoeffding's χ².
+            let law = pair_law::<Rational>(&sending(base, m, false), n, 0, &o, &EXACT).unwrap();
+            let mut chi = Rational::from(-1);
+            for i in 0..law.len() {
+                let l = Rational::from(&law.q[i] / &law.p[i]);
+                let h: Vec<u32> = law
+                    .histogram(i)
+                    .unwrap()
+                    .iter()
+                    .map(|&c| c as u32)
+                    .collect();
+                assert_eq!(l, unbundled_ratio(&w0, &w1, &h, m), "{h:?}");
+                chi += Rational::from(&law.q[i] * &law.q[i]) / &law.p[i];
+            }
+            assert_eq!(chi, unbundled_chi2(&x2, n, m), "unbundled n={n} m={m}");
+            // Bundled: (1/n) Σ N_t W1′(t)/W0′(t) and ((1 + χ²)^m − 1)/n.
+            let law = pair_law::<Rational>(&sending(base, m, true), n, 0, &o, &EXACT).unwrap();
+            let mut chi = Rational::from(-1);
+            for i in 0..law.len() {
+                let l = Rational::from(&law.q[i] / &law.p[i]);
+                let h: Vec<u32> = law
+                    .histogram(i)
+                    .unwrap()
+                    .iter()
+                    .map(|&c| c as u32)
+                    .collect();
+                assert_eq!(l, bundled_ratio(&w0, &w1, &h, m), "{h:?}");
+                chi += Rational::from(&law.q[i] * &law.q[i]) / &law.p[i];
+            }
+            assert_eq!(chi, bundled_chi2(&x2, n, m), "bundled n={n} m={m}");
+            // The bundled rows are the types' multinomial probabilities, in `types` order.
+            let rows = sending(base, m, true).rational_rows().unwrap();
+            for (t, v) in types(m, base.d()).iter().zip(&rows[1]) {
+                assert_eq!(*v, type_probability(&w1, t));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The unbundled histogram is a function of the bundled one, so its δ is never larger
+    /// (data processing), at every k, in both directions.
+    #[test]
+    fn unbundled_never_exceeds_bundled(
+        base in (2usize..=3).prop_flat_map(|d| (row(d, 6), row(d, 6))),
+        n in 1u64..5,
+        m in 2u32..4,
+        k_seed in 0u64..8,
+    ) {
+        let entries = |r: &Vec<Rational>| r.iter().cloned().map(Entry::Exact).collect();
+        let base = Mechanism::new("r", "r".into(), None, [entries(&base.0), entries(&base.1)], None).unwrap();
+        let k = k_seed % n;
+        let unbundled = pair_law::<Rational>(&sending(&base, m, false), n, k, &PairOptions::default(), &EXACT).unwrap();
+        let bundled = pair_law::<Rational>(&sending(&base, m, true), n, k, &PairOptions::default(), &EXACT).unwrap();
+        for c in thresholds() {
+            for dir in [Direction::Qp, Direction::Pq] {
+                let u = delta_at_exp(&unbundled, dir, &c, &EXACT);
+                let b = delta_at_exp(&bundled, dir, &c, &EXACT);
+                prop_assert!(u.hi() <= b.lo(), "{:?} at {}: unbundled {} > bundled {}", dir, c, u, b);
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_multi_message_input_gets_one_line_and_exit_2() {
+    let pair = [
+        "delta",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "10",
+        "--k",
+        "0",
+        "--eps",
+        "1",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        pair.iter().chain(extra).copied().collect()
+    };
+    assert_fails(
+        &with(&["--messages", "0"]),
+        "--messages: must be at least 1",
+    );
+    assert_fails(&with(&["--bundled"]), "--bundled: needs --messages");
+    assert_fails(&with(&["--messages", "1001"]), "--messages: at most 1000");
+    assert_fails(&with(&["--messages", "-2"]), "--messages");
+    assert_fails(
+        &with(&["--messages", "3", "--bundled", "--no-reduce"])
+            .iter()
+            .map(|s| {
+                if *s == "binary-rr:exp_eps0=3" {
+                    "binary-rr:eps0=1"
+                } else {
+                    s
+                }
+            })
+            .collect::<Vec<_>>(),
+        "--bundled: binary-rr:eps0=1 has entries in e^eps0",
+    );
+    assert_fails(
+        &with(&["--messages", "12", "--bundled"])
+            .iter()
+            .map(|s| {
+                if *s == "binary-rr:exp_eps0=3" {
+                    "k-rr:k=20,exp_eps0=3,inputs=2"
+                } else {
+                    s
+                }
+            })
+            .collect::<Vec<_>>(),
+        "--messages: 12 messages over 20 outputs have",
+    );
+    // A huge m·n: refused before any work.
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "k-rr:k=3,exp_eps0=3,inputs=2",
+            "--n",
+            "3000000000",
+            "--k",
+            "0",
+            "--eps",
+            "1",
+            "--messages",
+            "1000",
+        ],
+        "messages over 3 outputs",
+    );
+    // Questions without a multi-message form.
+    assert_fails(
+        &[
+            "bounds",
+            "-m",
+            "k-rr:k=3,exp_eps0=3",
+            "--n",
+            "10",
+            "--eps",
+            "1",
+            "--messages",
+            "2",
+        ],
+        "--messages: multi-message shuffling",
+    );
+}
