@@ -534,6 +534,30 @@ fn pow10(e: i64) -> Rational {
     }
 }
 
+impl Enclosure {
+    /// `[lo, hi]` rounded outward to `digits` significant digits, in scientific notation when
+    /// an end is at least 10⁶ (for ratios that span many orders of magnitude).
+    pub fn ratio_text(&self, digits: u32) -> String {
+        let big = |e: &Endpoint| matches!(e, Endpoint::Finite(q) if *q >= 1_000_000);
+        if !big(&self.lo) && !big(&self.hi) {
+            return self.compact(digits);
+        }
+        let end = |e: &Endpoint, dir: Direction| match e {
+            Endpoint::Finite(q) if *q > 0 => {
+                let x = decimal_exponent(q);
+                let scaled = Rational::from(q / pow10(x));
+                format!("{}e{x}", decimal_rounded(&scaled, digits, dir))
+            }
+            other => endpoint_string(other, digits, dir),
+        };
+        format!(
+            "[{}, {}]",
+            end(&self.lo, Direction::Down),
+            end(&self.hi, Direction::Up)
+        )
+    }
+}
+
 /// `q` rounded up to `digits` significant decimal digits (a bound from above, for display).
 pub fn rounded_up(q: &Rational, digits: u32) -> String {
     decimal_rounded(q, digits, Direction::Up)

@@ -53,6 +53,16 @@ impl Schema {
         }
     }
 
+    /// The schema of a binary-input mechanism's certificate: version 1, or version 2 for users
+    /// sending several messages (which version 1 does not describe).
+    pub fn for_mechanism(m: &Mechanism) -> Schema {
+        if m.messages.is_some() {
+            Schema::V2
+        } else {
+            Schema::V1
+        }
+    }
+
     /// The schema a certificate names (`None`: neither).
     pub fn of(cert: &Value) -> Option<Schema> {
         match cert["schema"].as_str() {

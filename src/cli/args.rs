@@ -90,6 +90,12 @@ pub enum Command {
     /// certified ε of the mechanism they were published for, per n (Part I Table 6, extended).
     #[command(override_usage = "shufflecert compare -m SPEC --n N[,N…] --delta D [OPTIONS]")]
     Compare(CompareArgs),
+    /// Multi-message shuffling (Part I §9): the certified δ of one message with n and with nm
+    /// users, m messages unbundled and bundled, side by side, with their certified ratios.
+    #[command(
+        override_usage = "shufflecert compare-messages -m SPEC --n N --messages M (--eps E[,E…] | --exp-eps C[,C…]) [--k K] [--profile] [OPTIONS]"
+    )]
+    CompareMessages(CompareMessagesArgs),
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
     /// result re-derived by independent routes.
     Verify(VerifyArgs),
@@ -310,6 +316,43 @@ pub struct CompareArgs {
     /// Target δ, strictly between 0 and 1.
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("thresholds").args(["eps", "exp_eps"]).required(true).multiple(true)))]
+pub struct CompareMessagesArgs {
+    #[command(flatten)]
+    pub mechanism: MechanismArg,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// Number of users.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub n: String,
+
+    /// How many of the other users hold input 1 (the pair (T_(n,k), T_(n,k+1)); with nm
+    /// users, km of them).
+    #[arg(
+        long,
+        value_name = "K",
+        allow_hyphen_values = true,
+        default_value = "0"
+    )]
+    pub k: String,
+
+    /// Privacy levels ε (exact decimals or fractions ≥ 0), comma-separated.
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
+    pub eps: Option<String>,
+
+    /// Thresholds given as e^ε (≥ 1), comma-separated.
+    #[arg(long, value_name = "C[,C…]", allow_hyphen_values = true)]
+    pub exp_eps: Option<String>,
+
+    /// Also each model's mechanism-wide guarantee δ_M(ε), the worst case over every k (the
+    /// profile of each model).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 #[derive(Debug, Args)]

@@ -112,10 +112,14 @@ impl CertifiedPair for PairQuery {
         "the pair (T_{n,k}, T_{n,k+1}) from T_{n-1,k} by the shift identities (Part I Lemma 4.2)"
     }
     fn pair_notes(&self) -> &'static [&'static str] {
-        &[]
+        if self.mechanism.messages.is_some() {
+            &["multi-message.md"]
+        } else {
+            &[]
+        }
     }
     fn schema(&self) -> Schema {
-        Schema::V1
+        Schema::for_mechanism(&self.mechanism)
     }
     fn truncation_bits(&self) -> Option<u32> {
         truncation_bits(self.backend, self.options.truncate)
@@ -281,7 +285,7 @@ pub fn audit_parts<'a>(
         })
         .collect();
     Parts {
-        schema: Schema::V1,
+        schema: Schema::for_mechanism(&query.mechanism),
         command: "audit",
         mechanism: (&query.mechanism).into(),
         settings: settings(
@@ -364,6 +368,9 @@ pub fn compare_parts<'a>(query: &'a CompareQuery, rows: &[Comparison], report: V
 pub fn profile_notes(q: &ProfileQuery, p: &Profile) -> Vec<&'static str> {
     let mut notes = base_notes(p.engine, &p.arithmetic, &q.options, q.backend);
     notes.extend(["profile.md", "epsilon-for-delta.md", "ordered-curves.md"]);
+    if q.mechanism.messages.is_some() {
+        notes.push("multi-message.md");
+    }
     if q.quantities
         .iter()
         .any(|x| matches!(x, crate::profile::Quantity::Renyi(_)))
@@ -886,6 +893,57 @@ pub fn inputs_profile_parts<'a>(
         claims: None,
         report: with_exact_endpoints(|| super::output::inputs_profile_json(query, profile)),
         method,
+        proofs_notes: notes,
+    }
+}
+
+/// The parts of `compare-messages`'s certificate: per model, its pair's report and method (and
+/// its profile's, with `--profile`), as the pair and profile certificates hold them.
+pub fn compare_messages_parts<'a>(
+    query: &'a crate::multimessage::compare::MessagesQuery,
+    answers: &[crate::multimessage::compare::ModelAnswer],
+    report: Value,
+) -> Parts<'a> {
+    let mut notes = vec!["multi-message.md"];
+    let models: Vec<Value> = answers
+        .iter()
+        .map(|a| {
+            notes.extend(base_notes(
+                a.computed.engine,
+                &a.computed.arithmetic,
+                &query.options,
+                query.backend,
+            ));
+            if a.computed.canonical_states_checked.is_some() {
+                notes.push("canonical-cross-check.md");
+            }
+            let profile = a.profile.as_ref().map(|(q, p)| {
+                notes.extend(profile_notes(q, p));
+                profile_method(q, p)
+            });
+            json!({
+                "model": a.model.key(),
+                "pair": with_exact_endpoints(|| pair_method(&a.pair, &a.computed)),
+                "profile": profile,
+            })
+        })
+        .collect();
+    Parts {
+        schema: Schema::V2,
+        command: "compare-messages",
+        mechanism: (&query.mechanism).into(),
+        settings: settings(
+            query.backend,
+            query.exact_ctx,
+            &query.options,
+            query.escalate_above,
+        ),
+        claims: None,
+        report,
+        method: json!({
+            "route": "per model (one message with n and with nm users, m messages unbundled and bundled): its pair by the pair engine and, with --profile, its profile scan; the ratios from the certified ends; unbundled <= bundled checked on the enclosures",
+            "models": models,
+        }),
         proofs_notes: notes,
     }
 }

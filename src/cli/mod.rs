@@ -169,6 +169,13 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 }
             };
             let DeltaJob { thresholds } = job;
+            if a.tv_ball.is_some() && query.mechanism.messages.is_some() {
+                return Err(Error::argument(
+                    "--tv-ball",
+                    "bounds mechanisms near a single-message one; with --messages each user's \
+                     messages would all move, which this ball does not cover",
+                ));
+            }
             let eta = a.tv_ball.as_deref().map(validate::tv_radius).transpose()?;
             let asked = thresholds.clone();
             let computed = answer(&query, &DeltaJob { thresholds })?;
@@ -485,7 +492,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 certify::write(
                     path,
                     crate::certificate::Parts {
-                        schema: crate::certificate::Schema::V1,
+                        schema: crate::certificate::Schema::for_mechanism(&query.mechanism),
                         command: "profile",
                         mechanism: (&query.mechanism).into(),
                         settings: certify::settings(
@@ -617,6 +624,25 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 failure: unsound_failure(&verdicts),
             })
         }
+        Command::CompareMessages(a) => {
+            let query = validate::compare_messages_query(a)?;
+            let answers = crate::multimessage::compare::compare_messages(&query)?;
+            let dominance = crate::multimessage::compare::dominance(&answers)?;
+            if let Some(path) = &a.common.certificate {
+                let report = with_exact_endpoints(|| {
+                    output::compare_messages_json(&query, &answers, &dominance)
+                });
+                certify::write(
+                    path,
+                    certify::compare_messages_parts(&query, &answers, report),
+                )?;
+            }
+            plain(render(
+                a.common.json,
+                || output::compare_messages_json(&query, &answers, &dominance),
+                || output::compare_messages_text(&query, &answers, &dominance),
+            ))
+        }
         Command::Compare(a) => {
             let query = validate::compare_query(a)?;
             let (local, rows) = crate::audit::compare::compare(&query)?;
@@ -674,7 +700,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 certify::write(
                     path,
                     crate::certificate::Parts {
-                        schema: crate::certificate::Schema::V1,
+                        schema: crate::certificate::Schema::for_mechanism(&query.mechanism),
                         command: "profile",
                         mechanism: (&query.mechanism).into(),
                         settings: merged.settings.clone(),

@@ -2,7 +2,7 @@
 
 use super::args::{
     AuditArgs, BackendArg, BerryEsseenArgs, BoundsArgs, CheckArgs, CommonArgs, CompareArgs,
-    EngineArg, MessagesArgs, PairArgs, ProfileArgs,
+    CompareMessagesArgs, EngineArg, MessagesArgs, PairArgs, ProfileArgs,
 };
 use crate::arith::exact::ExactCtx;
 use crate::audit::AuditQuery;
@@ -627,6 +627,13 @@ pub enum Audited {
 
 /// The comparison of published bounds: the shared options, every n and the target δ.
 pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
+    if args.common.messages.messages.is_some() || args.common.messages.bundled {
+        return Err(Error::argument(
+            "--messages",
+            "the published bounds `compare` lists are for one message per user; \
+             `compare-messages` compares one message with m messages, unbundled and bundled",
+        ));
+    }
     let ns = sizes(&args.n)?;
     let delta = rational("--delta", &args.delta)?;
     crate::exact::curve::check_target(&delta)?;
@@ -673,6 +680,60 @@ pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
         backend: c.backend,
         exact_ctx: c.exact_ctx,
         escalate_above: c.escalate_above,
+    })
+}
+
+/// `compare-messages`: the single-message mechanism, n, k, m and the thresholds.
+pub fn compare_messages_query(
+    args: &CompareMessagesArgs,
+) -> Result<crate::multimessage::compare::MessagesQuery> {
+    if args.common.messages.bundled {
+        return Err(Error::argument(
+            "--bundled",
+            "compare-messages shows the unbundled and the bundled model side by side; give \
+             --messages M alone",
+        ));
+    }
+    let Some(count) = messages(&args.common.messages)? else {
+        return Err(Error::argument(
+            "--messages",
+            "is required: the number of messages each user sends (at least 2)",
+        ));
+    };
+    if count.count < 2 {
+        return Err(Error::argument(
+            "--messages",
+            "the comparison needs at least 2 messages per user",
+        ));
+    }
+    let n = whole("--n", &args.n)?;
+    let k = whole("--k", &args.k)?;
+    check_composition(n, k)?;
+    let thresholds = thresholds(args.eps.as_deref(), args.exp_eps.as_deref())?;
+    let Settings {
+        options,
+        backend,
+        exact_ctx,
+        escalate_above,
+    } = settings_of(&args.common)?;
+    let mechanism = binary_mechanism(
+        &args.mechanism.mechanism,
+        "compare-messages",
+        "multi-message shuffling is defined here for binary inputs (Part I §9)",
+    )?;
+    // The bundled model needs rational rows: refused now, not after the other models ran.
+    crate::multimessage::bundled(&mechanism, count.count)?;
+    Ok(crate::multimessage::compare::MessagesQuery {
+        mechanism,
+        n,
+        k,
+        messages: count.count,
+        thresholds,
+        profile: args.profile,
+        options,
+        backend,
+        exact_ctx,
+        escalate_above,
     })
 }
 

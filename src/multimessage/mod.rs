@@ -215,5 +215,7 @@ pub fn bundled_ratio(w0: &[Rational], w1: &[Rational], counts: &[u32], m: u32) -
     sum / Rational::from(n)
 }
 
+pub mod compare;
+
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use proptest::prelude::*;
 use rug::Rational;
+use serde_json::json;
 use shufflecert::arith::exact::ExactCtx;
 use shufflecert::exact::curve::{Direction, delta_at_exp};
 use shufflecert::exact::law::PairLaw;
@@ -416,5 +417,170 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
             "2",
         ],
         "--messages: multi-message shuffling",
+    );
+}
+
+#[test]
+fn multi_message_certificates_verify_and_tampering_is_rejected() {
+    use crate::certificates::{certify, tampered, verify};
+    let pair = [
+        "delta",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "8",
+        "--k",
+        "2",
+        "--eps",
+        "0.5,1",
+        "--messages",
+        "3",
+    ];
+    let (file, cert) = certify(&pair, "mm-delta.json");
+    assert_eq!(cert["schema"], "shufflecert/certificate/v2");
+    assert_eq!(cert["mechanism"]["exact"]["messages"]["model"], "unbundled");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    let routes = report["routes"].to_string();
+    assert!(routes.contains("raw message outputs"), "{routes}");
+    // The messages changed (3 → 2, or unbundled → bundled): the values no longer verify.
+    for (name, edit) in [
+        ("mm-two.json", json!({ "count": 2, "model": "unbundled" })),
+        ("mm-bundled.json", json!({ "count": 3, "model": "bundled" })),
+    ] {
+        let bad = tampered(&cert, name, true, |c| {
+            c["mechanism"]["exact"]["messages"] = edit.clone();
+            c["report"]["mechanism"]["messages"] = edit.clone();
+        });
+        assert_ne!(verify(&bad).0, 0, "{name}");
+    }
+    // The messages removed: a single-message pair's values do not match either.
+    let bad = tampered(&cert, "mm-none.json", true, |c| {
+        c["mechanism"]["exact"]
+            .as_object_mut()
+            .unwrap()
+            .remove("messages");
+        c["report"]["mechanism"]
+            .as_object_mut()
+            .unwrap()
+            .remove("messages");
+        c["report"]["input_domain"]
+            .as_object_mut()
+            .unwrap()
+            .remove("messages");
+    });
+    assert_ne!(verify(&bad).0, 0);
+
+    let compare = [
+        "compare-messages",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "6",
+        "--k",
+        "1",
+        "--messages",
+        "2",
+        "--eps",
+        "0.5,1",
+        "--profile",
+    ];
+    let (file, cert) = certify(&compare, "mm-compare.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    let bad = tampered(&cert, "mm-ratio.json", true, |c| {
+        c["report"]["rows"][0]["ratios"]["bundled_over_unbundled"]["delta_qp"]["lo"] = json!("1");
+    });
+    assert_ne!(verify(&bad).0, 0);
+    let bad = tampered(&cert, "mm-models.json", true, |c| {
+        c["report"]["models"].as_array_mut().unwrap().pop();
+    });
+    assert_ne!(verify(&bad).0, 0);
+    // Swapping the unbundled and bundled models' reports.
+    let bad = tampered(&cert, "mm-swap.json", true, |c| {
+        let models = c["report"]["models"].as_array_mut().unwrap();
+        let (u, b) = (models[2]["pair"].clone(), models[3]["pair"].clone());
+        models[2]["pair"] = b;
+        models[3]["pair"] = u;
+    });
+    assert_ne!(verify(&bad).0, 0);
+}
+
+#[test]
+fn compare_messages_reports_every_model_and_refuses_what_it_cannot_answer() {
+    let v = cli_json(&[
+        "compare-messages",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "20",
+        "--messages",
+        "3",
+        "--eps",
+        "1",
+        "--profile",
+    ]);
+    let keys: Vec<&str> = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["model"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["single", "single_nm", "unbundled", "bundled"]);
+    assert_eq!(v["models"][1]["n"], 60);
+    assert_eq!(
+        v["rows"][0]["unbundled_le_bundled"]["delta_qp"],
+        "certified"
+    );
+    assert_eq!(v["rows"][0]["unbundled_le_bundled"]["profile"], "certified");
+    // The unbundled pair at n users equals the single-message pair at distance m: more than
+    // one message leaks more than one.
+    let value = |i: usize| enclosure(&v["models"][i]["pair"]["results"][0]["delta_pq"]);
+    assert!(value(0).hi() < value(2).lo());
+    let base = [
+        "compare-messages",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "20",
+        "--eps",
+        "1",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        base.iter().chain(extra).copied().collect()
+    };
+    assert_fails(&with(&[]), "--messages: is required");
+    assert_fails(&with(&["--messages", "1"]), "at least 2 messages");
+    assert_fails(
+        &with(&["--messages", "2", "--bundled"]),
+        "--bundled: compare-messages shows",
+    );
+    assert_fails(
+        &[
+            "compare-messages",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "20",
+            "--eps",
+            "1",
+            "--messages",
+            "2",
+        ],
+        "--bundled: binary-rr:eps0=1 has entries in e^eps0",
+    );
+    assert_fails(
+        &[
+            "compare",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "20",
+            "--delta",
+            "1e-3",
+            "--messages",
+            "2",
+        ],
+        "--messages: the published bounds",
     );
 }

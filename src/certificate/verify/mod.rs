@@ -27,6 +27,7 @@ mod check;
 mod compare;
 mod index_check;
 mod limit;
+mod messages;
 mod pair;
 mod profile;
 mod profile_inputs;
@@ -139,6 +140,20 @@ impl Tally {
     fn upper_shown(&mut self, field: &str) {
         if let Some(t) = self.values.get_mut(field) {
             t.hi_shown = true;
+        }
+    }
+
+    /// Takes over what `other` tallied of a part of the certificate at `prefix` (e.g.
+    /// `models.2.pair.`): its values and problems named with the prefix, its routes.
+    fn absorb(&mut self, prefix: &str, other: Tally) {
+        for (field, t) in other.values {
+            self.values.insert(format!("{prefix}{field}"), t);
+        }
+        for route in other.routes {
+            self.route(route);
+        }
+        for p in other.problems {
+            self.problems.push(format!("{prefix}{p}"));
         }
     }
 
@@ -384,6 +399,9 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
         }
         "audit" => audit::verify_audit(&cert, &mechanism, &settings, &mut tally)?,
         "compare" => compare::verify_compare(&cert, &mechanism, &settings, &mut tally)?,
+        "compare-messages" => {
+            messages::verify_compare_messages(&cert, &mechanism, &settings, &mut tally)?
+        }
         "check" => check::verify_check(&cert, &mechanism, &settings, &mut tally)?,
         other => {
             return Err(Error::argument(
@@ -423,6 +441,8 @@ fn check_version(
         Some("a profile over every dataset (a randomizer with more than two inputs)")
     } else if command == "audit" && cert["mechanism"]["exact"].get("rows").is_some() {
         Some("an audit against a range (a randomizer with more than two inputs)")
+    } else if command == "compare-messages" || !cert["mechanism"]["exact"]["messages"].is_null() {
+        Some("multi-message shuffling")
     } else if !report["background"].is_null() {
         Some("a background pair")
     } else if !report["tv_ball"].is_null() {

@@ -18,6 +18,7 @@ mod audit;
 mod bounds;
 mod compare;
 mod limit;
+mod messages;
 mod profile;
 mod profile_inputs;
 mod tv;
@@ -26,6 +27,7 @@ pub use asymptotic::{
     ConstantsRange, check_at_json, check_json, check_text, constants_json, constants_text,
 };
 pub use audit::{audit_json, audit_text, range_audit_json, range_audit_text};
+pub use messages::{compare_messages_json, compare_messages_text};
 pub use profile_inputs::{inputs_profile_json, inputs_profile_text};
 
 /// `verify` as text: the verdict, the routes, and every problem.
