@@ -351,6 +351,32 @@ const JSD_CANONICAL: Claim = Claim {
     order: "O(n^-3)",
     exponent: Some(-3.0),
 };
+/// The predictions for users sending m unbundled messages: the pair is the single-message one
+/// at nm users and distance m, whose log-likelihood ratio is m single steps, so the local scale
+/// is `μ = √(m·I_π/n)` (Part I §9.2, whose statement is lost: proofs-notes/multi-message.md).
+/// No error order is proved for them; `--n-sweep` measures one.
+const LOCAL_UNBUNDLED: Claim = Claim {
+    prediction: "local curve μ{φ(t) − tΦ(−t)}, μ = √(m·I_π/n)",
+    source: "Part I Theorem 7.3 at distance m (§9.2; multi-message.md)",
+    order: "not proved for m > 1",
+    exponent: None,
+};
+const GDP_UNBUNDLED: Claim = Claim {
+    prediction: "GDP, unbundled μ = √(m·I_π/n)",
+    source: "Part I §9.2 (its statement is lost; derived in multi-message.md)",
+    ..LOCAL_UNBUNDLED
+};
+const GDP_MIX_UNBUNDLED: Claim = Claim {
+    prediction: "GDP, mixture proxy μ = √(m·I_π^mix/n)",
+    source: "Part I §8.3 at distance m (privacy-optimistic)",
+    ..LOCAL_UNBUNDLED
+};
+const JSD_UNBUNDLED: Claim = Claim {
+    prediction: "m·I_π/(8n)",
+    source: "Part I §6 at distance m (multi-message.md)",
+    ..LOCAL_UNBUNDLED
+};
+
 const SMOOTH: Claim = Claim {
     prediction: "",
     source: "Part I §6 (smooth f-divergences)",
@@ -410,8 +436,23 @@ fn check_at(
     let consts = constants(mechanism, &pi)?;
     let c = &consts.enclosed;
     let ctx = &PREDICTION_CTX;
-    let mu = predictions::mu_n(&c.i_pi, n);
-    let mu_mix = predictions::mu_n(&c.i_mix, n);
+    // Users sending m unbundled messages: the pair is m single steps apart, the constants of
+    // the local scale m times the per-message ones.
+    let messages = mechanism.unbundled_messages() as u64;
+    let unbundled = messages > 1;
+    let scale = MpfrInterval::from_u64(messages, ctx);
+    let (i_pi, i_mix) = (c.i_pi.mul(&scale), c.i_mix.mul(&scale));
+    let mu = predictions::mu_n(&i_pi, n);
+    let mu_mix = predictions::mu_n(&i_mix, n);
+    let (local_claims, gdp_claims, mix_claim) = if unbundled {
+        (
+            [&LOCAL_UNBUNDLED, &LOCAL_UNBUNDLED],
+            [&GDP_UNBUNDLED, &GDP_UNBUNDLED],
+            &GDP_MIX_UNBUNDLED,
+        )
+    } else {
+        ([&LOCAL_QP, &LOCAL_PQ], [&GDP_QP, &GDP_PQ], &GDP_MIX)
+    };
     let eps: Vec<MpfrInterval> = ts.iter().map(|t| t.mul(&mu)).collect();
     let grid: Vec<Rational> = match (eps_max, query.plot_samples) {
         (Some(max), s) if s > 1 => (1..=s)
@@ -441,7 +482,7 @@ fn check_at(
     let mut comparisons = Vec::new();
     let canonical = k == 0;
     let boundary = k == 0 || k + 1 == n;
-    let rr = canonical && is_binary_rr(mechanism);
+    let rr = canonical && !unbundled && is_binary_rr(mechanism);
     let channel = mechanism.channel::<MpfrInterval>(ctx)?;
     let mut chernoff = Vec::new();
     for (i, (t, e)) in ts.iter().zip(&eps).enumerate() {
@@ -449,8 +490,8 @@ fn check_at(
         let gdp_fixed = predictions::gdp(e, &mu);
         let gdp_mix = predictions::gdp(e, &mu_mix);
         for (quantity, value, local_claim, gdp_claim) in [
-            ("delta_qp", &certified.qp[i], &LOCAL_QP, &GDP_QP),
-            ("delta_pq", &certified.pq[i], &LOCAL_PQ, &GDP_PQ),
+            ("delta_qp", &certified.qp[i], local_claims[0], gdp_claims[0]),
+            ("delta_pq", &certified.pq[i], local_claims[1], gdp_claims[1]),
         ] {
             let local_cmp = compare(local_claim, quantity, Some(i), local.clone(), value);
             comparisons.push(at_boundary(local_cmp, boundary));
@@ -459,7 +500,13 @@ fn check_at(
             // At π = 0 the mixture constant equals I_0: the proxy coincides with the
             // fixed-composition prediction and is not reported twice.
             if k > 0 {
-                comparisons.push(compare(&GDP_MIX, quantity, Some(i), gdp_mix.clone(), value));
+                comparisons.push(compare(
+                    mix_claim,
+                    quantity,
+                    Some(i),
+                    gdp_mix.clone(),
+                    value,
+                ));
             }
             if rr {
                 let chi = predictions::mu_n(&c.chi2_10, n);
@@ -472,7 +519,8 @@ fn check_at(
                 ));
             }
         }
-        if canonical {
+        // The Chernoff bound is the single-message canonical pair's.
+        if canonical && !unbundled {
             let bound = chernoff_bound(&channel, n, &e.exp());
             let as_prediction = Prediction {
                 formula: bound.bound.clone(),
@@ -506,13 +554,17 @@ fn check_at(
     };
     let jsd = divergence("jsd");
     comparisons.push(compare(
-        &JSD_LEADING,
+        if unbundled {
+            &JSD_UNBUNDLED
+        } else {
+            &JSD_LEADING
+        },
         "jsd",
         None,
-        predictions::jsd_leading(&c.i_pi, n),
+        predictions::jsd_leading(&i_pi, n),
         &jsd,
     ));
-    if canonical {
+    if canonical && !unbundled {
         comparisons.push(compare(
             &JSD_CANONICAL,
             "jsd",
@@ -521,21 +573,28 @@ fn check_at(
             &jsd,
         ));
     }
+    let single = [
+        "f''(1)/2 · I_π/n = I_π/(2n)",
+        "f''(1)/2 · I_π/n = I_π/n",
+        "f''(1)/2 · I_π/n = I_π/(8n)",
+    ];
+    let at_distance_m = [
+        "f''(1)/2 · m·I_π/n = m·I_π/(2n)",
+        "f''(1)/2 · m·I_π/n = m·I_π/n",
+        "f''(1)/2 · m·I_π/n = m·I_π/(8n)",
+    ];
+    let labels = if unbundled { at_distance_m } else { single };
     for (quantity, f_second, label) in [
-        ("kl_qp", Rational::from(1), "f''(1)/2 · I_π/n = I_π/(2n)"),
-        ("kl_pq", Rational::from(1), "f''(1)/2 · I_π/n = I_π/(2n)"),
-        ("chi2_qp", Rational::from(2), "f''(1)/2 · I_π/n = I_π/n"),
-        (
-            "hellinger2",
-            Rational::from((1, 4)),
-            "f''(1)/2 · I_π/n = I_π/(8n)",
-        ),
+        ("kl_qp", Rational::from(1), labels[0]),
+        ("kl_pq", Rational::from(1), labels[0]),
+        ("chi2_qp", Rational::from(2), labels[1]),
+        ("hellinger2", Rational::from((1, 4)), labels[2]),
     ] {
         let claim = Claim {
             prediction: label,
             ..SMOOTH
         };
-        let predicted = predictions::f_divergence_leading(&f_second, &c.i_pi, n);
+        let predicted = predictions::f_divergence_leading(&f_second, &i_pi, n);
         comparisons.push(compare(
             &claim,
             quantity,
@@ -571,7 +630,7 @@ fn check_at(
                 line(&|e| predictions::gdp(e, &mu_mix)),
             ),
         ];
-        if canonical {
+        if canonical && !unbundled {
             lines.push((
                 "Chernoff bound",
                 line(&|e| Prediction {

@@ -407,6 +407,9 @@ pub struct ConstantsArgs {
     #[arg(long, value_name = "G", default_value = "181")]
     pub grid: String,
 
+    #[command(flatten)]
+    pub messages: MessagesArgs,
+
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

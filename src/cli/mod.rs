@@ -541,6 +541,10 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
                 "constants",
                 validate::instead::CONSTANTS,
             )?;
+            let mechanism = match validate::messages(&a.messages)? {
+                Some(m) => crate::multimessage::with_messages(&mechanism, m)?,
+                None => mechanism,
+            };
             let (pi, n) = match (&a.pi, &a.n, &a.k) {
                 (Some(p), _, _) => (Some(validate::composition("--pi", p)?), None),
                 (None, Some(n), Some(k)) => {

@@ -584,3 +584,67 @@ fn compare_messages_reports_every_model_and_refuses_what_it_cannot_answer() {
         "--messages: the published bounds",
     );
 }
+
+#[test]
+fn predictions_use_the_scale_of_m_messages_and_are_labelled() {
+    // Unbundled: μ = √(m·I_π/n); at k = 0 for randomized response e^ε0 = 3, I_0 = χ² = 4/3.
+    let v = cli_json(&[
+        "constants",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "200",
+        "--k",
+        "0",
+        "--messages",
+        "3",
+    ]);
+    let mu = enclosure(&v["mu_n"]);
+    let squared = |e: &shufflecert::enclosure::Enclosure| {
+        let (lo, hi) = (
+            e.lo().finite().unwrap().clone(),
+            e.hi().finite().unwrap().clone(),
+        );
+        (Rational::from(&lo * &lo), Rational::from(&hi * &hi))
+    };
+    let (lo, hi) = squared(&mu);
+    assert!(
+        lo <= Rational::from((1, 50)) && Rational::from((1, 50)) <= hi,
+        "μ² = m·χ²/n = 1/50"
+    );
+    assert_eq!(v["mu_n_formula"], "√(m·I_π/n)");
+    // Bundled: the types' χ² is (1 + χ²)^m − 1 = 316/27, μ² = 316/(27·200).
+    let v = cli_json(&[
+        "constants",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "200",
+        "--k",
+        "0",
+        "--messages",
+        "3",
+        "--bundled",
+    ]);
+    assert_eq!(v["chi2_w1_w0"]["lo"], "316/27");
+    let (lo, hi) = squared(&enclosure(&v["mu_n"]));
+    let want = Rational::from((316, 27 * 200));
+    assert!(lo <= want && want <= hi);
+    // check: the unbundled predictions say so, and the single-message Chernoff bound is absent.
+    let v = cli_json(&[
+        "check",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "100",
+        "--k",
+        "0",
+        "--t",
+        "1",
+        "--messages",
+        "2",
+    ]);
+    let text = v.to_string();
+    assert!(text.contains("GDP, unbundled μ = √(m·I_π/n)"), "{text}");
+    assert!(!text.contains("Chernoff"), "{text}");
+}

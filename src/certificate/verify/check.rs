@@ -271,13 +271,18 @@ fn verify_at(
             "{rp}constants.i_pi: {recorded} does not hold I_π = {i_pi}"
         ));
     }
-    let mu2 = (Rational::from(&i_lo / n), Rational::from(&i_hi / n));
+    // m unbundled messages: μ² = m·I_π/n.
+    let messages = mechanism.unbundled_messages() as u64;
+    let mu2 = (
+        Rational::from(&i_lo * messages) / n,
+        Rational::from(&i_hi * messages) / n,
+    );
     match ends(&enclosure_at(
         &report["constants"]["mu_n"],
         &format!("{rp}constants.mu_n"),
     )?) {
         Some((lo, hi)) if holds_sqrt(&lo, &hi, (&mu2.0, &mu2.1)) => {}
-        _ => tally.problem(format!("{rp}constants.mu_n: does not hold √(I_π/n)")),
+        _ => tally.problem(format!("{rp}constants.mu_n: does not hold √(m·I_π/n)")),
     }
     let points = points(method, mp)?;
     for (i, p) in points.iter().enumerate() {

@@ -67,9 +67,42 @@ fn approx(x: f64) -> String {
     }
 }
 
-fn mu_n(c: &Constants, n: u64) -> Enclosure {
+/// The local scale `μ = √(m·I_π/n)` of users sending m unbundled messages (m = 1 otherwise;
+/// a bundled mechanism's constants are its types').
+fn mu_n(m: &Mechanism, c: &Constants, n: u64) -> Enclosure {
     use crate::arith::Scalar;
-    crate::asymptotic::predictions::mu_n(&c.enclosed.i_pi, n).enclosure()
+    let ctx = &crate::asymptotic::predictions::PREDICTION_CTX;
+    let scale = crate::arith::mpfr::MpfrInterval::from_u64(m.unbundled_messages() as u64, ctx);
+    crate::asymptotic::predictions::mu_n(&c.enclosed.i_pi.mul(&scale), n).enclosure()
+}
+
+/// How [`mu_n`] is computed, for labels.
+fn mu_formula(m: &Mechanism) -> &'static str {
+    if m.unbundled_messages() > 1 {
+        "√(m·I_π/n)"
+    } else {
+        "√(I_π/n)"
+    }
+}
+
+/// What the constants are of, for users sending several messages.
+fn messages_note(m: &Mechanism) -> Option<String> {
+    let messages = m.messages?;
+    Some(if messages.bundled {
+        format!(
+            "the constants are those of the {} message types (outputs of one bundle); at π = 0, \
+             I_0 = χ² = (1 + χ²(W1‖W0))^m − 1 of one message's χ², and μ_n is the leading \
+             Gaussian scale (uncertified)",
+            m.d()
+        )
+    } else {
+        format!(
+            "the constants are one message's; the pair of {} unbundled messages is m single \
+             steps apart, so its leading Gaussian scale is μ_n = √(m·I_π/n) (Part I §9.2, \
+             uncertified)",
+            messages.count
+        )
+    })
 }
 
 fn extremes(points: &[(Rational, Enclosure)]) -> Value {
@@ -109,7 +142,11 @@ pub fn constants_json(
         v["mu3"] = value_json(&x.mu3);
         if let Some(n) = n {
             v["n"] = json!(n);
-            v["mu_n"] = value_json(&mu_n(c, n));
+            v["mu_n"] = value_json(&mu_n(m, c, n));
+            v["mu_n_formula"] = json!(mu_formula(m));
+            if let Some(note) = messages_note(m) {
+                v["messages_note"] = json!(note);
+            }
         }
     }
     if let Some(r) = range {
@@ -187,14 +224,17 @@ pub fn constants_text(
             ],
         ];
         if let Some(n) = n {
-            let mu = mu_n(c, n);
+            let mu = mu_n(m, c, n);
             rows.push(vec![
-                format!("μ_n = √(I_π/n), n = {n}"),
+                format!("μ_n = {}, n = {n}", mu_formula(m)),
                 show(&mu),
                 approx(mu.mid_f64()),
             ]);
         }
         s += &table(&["constant", "value", "≈"], &rows);
+        if let Some(note) = messages_note(m) {
+            s += &format!("{note}\n");
+        }
         s += &format!("\nv = W1 − W0       {}\n", vec(&x.v));
         s += &format!("s_π = Σ_π⁺ v      {}\n", vec(&x.score));
         s += "Σ_π              ";
@@ -387,9 +427,10 @@ pub fn check_text(query: &CheckQuery, r: &CheckReport) -> String {
         query.pair.mechanism.domain_text()
     );
     s += &format!(
-        "I_π = {:.6} · I_π^mix = {:.6} · μ_n = √(I_π/n) = {:.6} · arithmetic {}\n",
+        "I_π = {:.6} · I_π^mix = {:.6} · μ_n = {} = {:.6} · arithmetic {}\n",
         c.i_pi.mid_f64(),
         c.i_mix.mid_f64(),
+        mu_formula(&query.pair.mechanism),
         b.mu_n.mid_f64(),
         b.arithmetic
     );
