@@ -24,6 +24,7 @@ from ._report import (
     BerryEsseenReport,
     BoundsReport,
     CheckReport,
+    CompareMessagesReport,
     CompareReport,
     ConstantsReport,
     DeltaReport,
@@ -57,12 +58,23 @@ COMMON = (
     "max_memory_gib",
     "max_seconds",
     "certificate",
+    "messages",
+    "bundled",
 )
 
 
 #: Options that are switches (``True`` or ``False``); every other option takes a value.
 SWITCHES = frozenset(
-    {"no_reduce", "no_truncation", "no_escalate", "no_prune", "with_ends", "eps_ranges"}
+    {
+        "no_reduce",
+        "no_truncation",
+        "no_escalate",
+        "no_prune",
+        "with_ends",
+        "eps_ranges",
+        "bundled",
+        "profile",
+    }
 )
 
 
@@ -427,11 +439,54 @@ def constants(
     k: Any = None,
     pi_range: Union[str, Sequence[Number], None] = None,
     grid: Optional[int] = None,
+    messages: Optional[int] = None,
+    bundled: bool = False,
 ) -> ConstantsReport:
-    """The constants of Part I §3 and §6, exactly (``shufflecert constants``)."""
+    """The constants of Part I §3 and §6, exactly (``shufflecert constants``); with
+    ``messages=M`` (``bundled=True``) the leading scale μ_n of users sending M messages."""
     argv = ["--mechanism", _spec(mechanism)]
-    argv += _options({"pi": pi, "n": n, "k": k, "pi_range": pi_range, "grid": grid})
+    argv += _options(
+        {
+            "pi": pi,
+            "n": n,
+            "k": k,
+            "pi_range": pi_range,
+            "grid": grid,
+            "messages": messages,
+            "bundled": bundled,
+        }
+    )
     return run("constants", argv)  # type: ignore[return-value]
+
+
+def compare_messages(
+    mechanism: MechanismLike,
+    *,
+    n: Any,
+    messages: int,
+    eps: Optional[Numbers] = None,
+    exp_eps: Optional[Numbers] = None,
+    k: Any = None,
+    profile: bool = False,
+    progress: Progress = None,
+    **options: Any,
+) -> CompareMessagesReport:
+    """One message with n and with nM users, M messages unbundled and bundled, side by side
+    with certified ratios (``shufflecert compare-messages``); ``profile=True`` adds each model's
+    mechanism-wide δ_M."""
+    argv = ["--mechanism", _spec(mechanism)]
+    argv += _options(
+        {
+            "n": n,
+            "k": k,
+            "messages": messages,
+            "eps": eps,
+            "exp_eps": exp_eps,
+            "profile": profile,
+        }
+    )
+    argv += _options(_common(options, tuple(c for c in COMMON if c not in ("messages", "bundled"))))
+    return run("compare-messages", argv, progress)  # type: ignore[return-value]
 
 
 def limit(

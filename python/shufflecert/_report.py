@@ -149,6 +149,11 @@ class CompareReport(Report):
     """``compare``: published bounds beside the certified ε, per n."""
 
 
+class CompareMessagesReport(Report):
+    """``compare-messages``: one message with n and nM users, M messages unbundled and bundled
+    (``models``), with certified ratios and the check unbundled ≤ bundled (``rows``)."""
+
+
 class CheckReport(Report):
     """``check``: asymptotic predictions (uncertified) held against certified values."""
 
@@ -209,6 +214,7 @@ REPORTS: dict[str, type[Report]] = {
     "bounds": BoundsReport,
     "audit": AuditReport,
     "compare": CompareReport,
+    "compare-messages": CompareMessagesReport,
     "check": CheckReport,
     "constants": ConstantsReport,
     "limit": LimitReport,

@@ -56,6 +56,23 @@ CASES = [
         ["constants", "-m", TERNARY, "--pi", "1/4"],
     ),
     (
+        sc.delta,
+        dict(mechanism="binary-rr:exp_eps0=3", n=20, k=2, eps="1", messages=3, bundled=True),
+        ["delta", "-m", "binary-rr:exp_eps0=3", "--n", "20", "--k", "2", "--eps", "1"]
+        + ["--messages", "3", "--bundled"],
+    ),
+    (
+        sc.compare_messages,
+        dict(mechanism="binary-rr:exp_eps0=3", n=20, messages=2, eps=["0.5", "1"], profile=True),
+        ["compare-messages", "-m", "binary-rr:exp_eps0=3", "--n", "20", "--messages", "2"]
+        + ["--eps", "0.5,1", "--profile"],
+    ),
+    (
+        sc.constants,
+        dict(mechanism="binary-rr:exp_eps0=3", n=200, k=0, messages=3),
+        ["constants", "-m", "binary-rr:exp_eps0=3", "--n", "200", "--k", "0", "--messages", "3"],
+    ),
+    (
         sc.audit,
         dict(mechanism="binary-rr:eps0=1", claims="fixtures/claims/published-binary-rr.csv"),
         ["audit", "-m", "binary-rr:eps0=1", "--claims", "fixtures/claims/published-binary-rr.csv"],

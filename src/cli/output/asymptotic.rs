@@ -363,6 +363,7 @@ fn prediction_label(prediction: &str) -> (&str, &str) {
     for (prefix, short) in [
         ("local curve ", "local curve"),
         ("GDP, fixed composition ", "GDP at μ_n"),
+        ("GDP, unbundled ", "GDP at μ"),
         ("GDP, mixture proxy ", "GDP mixture"),
         ("randomized-response normal approximation", "RR normal §10"),
         ("Chernoff bound", "Chernoff"),
