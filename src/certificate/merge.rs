@@ -75,7 +75,14 @@ pub(super) fn agree<'a>(
 fn read(name: &str, text: &str) -> Result<Shard> {
     let cert: Value =
         serde_json::from_str(text).map_err(|e| bad(name, format!("not JSON: {e}")))?;
-    if cert["schema"] != SCHEMA_ID {
+    // A binary-input profile is version 1, or version 2 for users sending several messages.
+    let several_messages = !cert["mechanism"]["exact"]["messages"].is_null();
+    let schema = if several_messages {
+        super::SCHEMA_V2_ID
+    } else {
+        SCHEMA_ID
+    };
+    if cert["schema"] != schema {
         return Err(bad(name, "not a shufflecert certificate"));
     }
     if let Some(first) = schema_errors(&cert).first() {

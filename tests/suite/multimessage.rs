@@ -9,7 +9,7 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use proptest::prelude::*;
 use rug::Rational;
-use serde_json::json;
+use serde_json::{Value, json};
 use shufflecert::arith::exact::ExactCtx;
 use shufflecert::exact::curve::{Direction, delta_at_exp};
 use shufflecert::exact::law::PairLaw;
@@ -647,4 +647,49 @@ fn predictions_use_the_scale_of_m_messages_and_are_labelled() {
     let text = v.to_string();
     assert!(text.contains("GDP, unbundled μ = √(m·I_π/n)"), "{text}");
     assert!(!text.contains("Chernoff"), "{text}");
+}
+
+#[test]
+fn shards_of_a_multi_message_profile_merge_and_verify() {
+    use crate::certificates::{certify, path, verify};
+    let shard = |range: &'static str, extra: &[&'static str], name: &str| {
+        let mut args = vec![
+            "profile",
+            "-m",
+            "binary-rr:exp_eps0=3",
+            "--n",
+            "30",
+            "--eps",
+            "1",
+            "--k-range",
+            range,
+        ];
+        args.extend_from_slice(extra);
+        certify(&args, name).0
+    };
+    let a = shard("0..14", &["--messages", "2"], "mm-shard-a.json");
+    let b = shard("15..29", &["--messages", "2"], "mm-shard-b.json");
+    let merged = path("mm-merged.json");
+    let run = cli(&["merge", &a, &b, "--certificate", &merged, "--json"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let whole = cli_json(&[
+        "profile",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "30",
+        "--eps",
+        "1",
+        "--messages",
+        "2",
+    ]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        enclosure(&v["results"][0]["delta_profile"])
+            .overlaps(&enclosure(&whole["results"][0]["delta_profile"]))
+    );
+    assert_eq!(verify(&merged).0, 0);
+    // A shard of one message does not merge with a shard of two.
+    let single = shard("15..29", &[], "mm-shard-single.json");
+    assert_fails(&["merge", &a, &single], "mechanism: differs");
 }
