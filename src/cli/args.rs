@@ -88,12 +88,17 @@ pub enum Command {
     Audit(AuditArgs),
     /// Published amplification bounds (FMT21, FMT23, Wang et al., Balle et al.) beside the
     /// certified ε of the mechanism they were published for, per n (Part I Table 6, extended).
-    #[command(override_usage = "shufflecert compare -m SPEC --n N[,N…] --delta D [OPTIONS]")]
+    #[command(
+        override_usage = "shufflecert compare -m SPEC --n N[,N…] --delta D [OPTIONS]",
+        mut_arg("messages", |a| a.hide(true)),
+        mut_arg("bundled", |a| a.hide(true))
+    )]
     Compare(CompareArgs),
     /// Multi-message shuffling (Part I §9): the certified δ of one message with n and with nm
     /// users, m messages unbundled and bundled, side by side, with their certified ratios.
     #[command(
-        override_usage = "shufflecert compare-messages -m SPEC --n N --messages M (--eps E[,E…] | --exp-eps C[,C…]) [--k K] [--profile] [OPTIONS]"
+        override_usage = "shufflecert compare-messages -m SPEC --n N --messages M (--eps E[,E…] | --exp-eps C[,C…]) [--k K] [--profile] [OPTIONS]",
+        mut_arg("bundled", |a| a.hide(true))
     )]
     CompareMessages(CompareMessagesArgs),
     /// Check a certificate: its schema and digest, the mechanism against its source, and every
@@ -104,7 +109,9 @@ pub enum Command {
     /// below, and the shuffle index χ.
     #[command(
         override_usage = "shufflecert bounds -m SPEC --n N (--eps E[,E…] | --exp-eps C[,C…] | --delta D) [OPTIONS]",
-        mut_arg("engine", |a| a.hide(true))
+        mut_arg("engine", |a| a.hide(true)),
+        mut_arg("messages", |a| a.hide(true)),
+        mut_arg("bundled", |a| a.hide(true))
     )]
     Bounds(BoundsArgs),
     /// A mechanism sequence against its Part III limit: the quotient geometry, which part of

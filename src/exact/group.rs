@@ -109,7 +109,8 @@ pub fn singular_masses<S: Scalar>(
         let count = (others + messages) as u64;
         let mut sum = S::zero(ctx);
         for j in others as u64 + 1..=count {
-            let ways = rug::Integer::from(count).binomial((j) as u32);
+            // C(count, j) = C(count, count − j), and count − j < m fits a u32 whatever n is.
+            let ways = rug::Integer::from(count).binomial((count - j) as u32);
             let term = power(&p, j, ctx).mul(&power(&r, count - j, ctx));
             sum.add_mul_assign(&S::from_rational(&Rational::from(ways), ctx), &term);
         }
