@@ -377,6 +377,13 @@ const JSD_UNBUNDLED: Claim = Claim {
     ..LOCAL_UNBUNDLED
 };
 
+const SMOOTH_UNBUNDLED: Claim = Claim {
+    prediction: "",
+    source: "Part I §6 at distance m (multi-message.md)",
+    order: "not proved for m > 1",
+    exponent: None,
+};
+
 const SMOOTH: Claim = Claim {
     prediction: "",
     source: "Part I §6 (smooth f-divergences)",
@@ -592,7 +599,7 @@ fn check_at(
     ] {
         let claim = Claim {
             prediction: label,
-            ..SMOOTH
+            ..if unbundled { SMOOTH_UNBUNDLED } else { SMOOTH }
         };
         let predicted = predictions::f_divergence_leading(&f_second, &i_pi, n);
         comparisons.push(compare(

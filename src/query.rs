@@ -185,12 +185,13 @@ impl PairSource for PairQuery {
         };
         let law = pair_law::<S>(&mechanism, self.n, self.k, &options, ctx)?;
         let uncontaminated = law.is_complete() || matches!(law.layout, Layout::Binary { .. });
+        let messages = mechanism.unbundled_messages() as u32;
         let canonical_states_checked = if self.k == 0
             && uncontaminated
             && (0..mechanism.d()).all(|y| !mechanism.is_zero(0, y))
+            && canonical::affordable(law.len(), mechanism.d(), messages)
         {
             let channel = mechanism.channel::<S>(ctx)?;
-            let messages = mechanism.unbundled_messages() as u32;
             Some(canonical::cross_check_canonical(
                 &law, &channel, messages, ctx,
             )?)

@@ -198,6 +198,12 @@ pub fn messages(args: &MessagesArgs) -> Result<Option<Messages>> {
         }
         return Ok(None);
     };
+    if text.trim_start().starts_with('-') {
+        return Err(Error::argument(
+            "--messages",
+            format!("must be at least 1 (the messages each user sends), got {text}"),
+        ));
+    }
     let count = whole("--messages", text)?;
     if count == 0 {
         return Err(Error::argument(
@@ -244,19 +250,23 @@ fn precision_bits(text: &str) -> Result<u32> {
 /// more inputs, a limit experiment): `--messages` is refused.
 fn settings(args: &CommonArgs) -> Result<Settings> {
     if args.messages.messages.is_some() || args.messages.bundled {
-        let flag = if args.messages.messages.is_some() {
-            "--messages"
-        } else {
-            "--bundled"
-        };
         return Err(Error::argument(
-            flag,
-            "multi-message shuffling (Part I §9) is answered for binary-input mechanisms (delta, \
-             epsilon, divergences, profile, audit, check, constants, compare-messages), not for \
-             a randomizer on more inputs or a limit experiment",
+            messages_flag(&args.messages),
+            "this question has no multi-message form; users sending several messages (Part I \
+             §9) are answered for binary-input mechanisms by delta, epsilon and divergences with \
+             --k, profile, audit, check with --k, constants and compare-messages",
         ));
     }
     settings_of(args)
+}
+
+/// The multi-message option the user gave (`--messages`, else `--bundled`), for errors.
+fn messages_flag(args: &MessagesArgs) -> &'static str {
+    if args.messages.is_some() {
+        "--messages"
+    } else {
+        "--bundled"
+    }
 }
 
 /// Validates the shared options.
@@ -629,7 +639,7 @@ pub enum Audited {
 pub fn compare_query(args: &CompareArgs) -> Result<CompareQuery> {
     if args.common.messages.messages.is_some() || args.common.messages.bundled {
         return Err(Error::argument(
-            "--messages",
+            messages_flag(&args.common.messages),
             "the published bounds `compare` lists are for one message per user; \
              `compare-messages` compares one message with m messages, unbundled and bundled",
         ));
@@ -722,6 +732,16 @@ pub fn compare_messages_query(
         "multi-message shuffling is defined here for binary inputs (Part I §9)",
     )?;
     // The bundled model needs rational rows: refused now, not after the other models ran.
+    if !mechanism.is_rational() {
+        return Err(Error::argument(
+            "--mechanism",
+            format!(
+                "{} has entries in e^eps0 for a real eps0; compare-messages includes the bundled \
+                 model, which needs rational entries (give e^eps0 as a rational, e.g. exp_eps0=3)",
+                mechanism.name
+            ),
+        ));
+    }
     crate::multimessage::bundled(&mechanism, count.count)?;
     Ok(crate::multimessage::compare::MessagesQuery {
         mechanism,

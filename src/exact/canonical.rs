@@ -35,6 +35,20 @@ pub fn canonical_likelihood_ratio<S: Scalar>(
     sum.div(&S::from_u64(n, ctx))
 }
 
+/// The most terms (states × splits of the m messages) the §9.1 cross-check evaluates: its
+/// binomials grow with m, so a pair of many messages is not cross-checked (the check confirms
+/// the engine; the enclosures do not rest on it).
+const MAX_CANONICAL_TERMS: u64 = 1 << 20;
+
+/// Whether the cross-check of a pair with `states` states over `d` outputs and `messages`
+/// unbundled messages is cheap enough to run (always for one message).
+pub fn affordable(states: usize, d: usize, messages: u32) -> bool {
+    messages <= 1
+        || messages <= 64
+            && (states as u64).saturating_mul(crate::multimessage::type_count(messages, d))
+                <= MAX_CANONICAL_TERMS
+}
+
 /// §9.1's `L^{(m)}(N)`, each binomial an exact integer.
 fn canonical_ratio_of_messages<S: Scalar>(
     channel: &Channel<S>,

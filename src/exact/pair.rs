@@ -130,7 +130,8 @@ pub fn plan<S: Scalar>(
     let messages = mechanism.unbundled_messages();
     let n = users.checked_mul(messages).ok_or_else(|| {
         Error::TooLarge(format!(
-            "n = {users} users sending {messages} messages each: too many messages"
+            "n = {users} users sending {messages} messages each: n·m exceeds 2^64 messages; use a \
+             smaller --n or fewer --messages"
         ))
     })?;
     let route = match options.engine {
@@ -146,13 +147,16 @@ pub fn plan<S: Scalar>(
         Engine::General => Route::Simplex,
     };
     if route == Route::Window && n > WINDOW_MAX_N {
-        let what = if messages == 1 {
-            format!("n = {n} users")
+        let (what, fewer) = if messages == 1 {
+            (format!("n = {n} users"), "")
         } else {
-            format!("{users} users × {messages} messages = {n} messages")
+            (
+                format!("{users} users × {messages} messages = {n} messages"),
+                " or fewer --messages",
+            )
         };
         return Err(Error::TooLarge(format!(
-            "{what} over {d} outputs: windowed laws index counts below 2^32 − 2 = {WINDOW_MAX_N}; use a smaller --n"
+            "{what} over {d} outputs: windowed laws index counts below 2^32 − 2 = {WINDOW_MAX_N}; use a smaller --n{fewer}"
         )));
     }
     // Truncation keeps every curve enclosed with any support: the singular masses come in

@@ -83,7 +83,7 @@ impl Model {
     pub fn text(&self, n: u64, m: u32) -> String {
         match self {
             Model::Single => format!("single message, n = {n}"),
-            Model::SingleNm => format!("single message, nm = {}", n * u64::from(m)),
+            Model::SingleNm => format!("single message, n·m = {}", n * u64::from(m)),
             Model::Unbundled => format!("{m} messages, unbundled"),
             Model::Bundled => format!("{m} messages, bundled"),
         }
@@ -159,21 +159,33 @@ impl Dominance {
     }
 }
 
-/// `a / b` enclosed with exact endpoints (`None` when b may be 0).
+/// `a / b` for enclosures of non-negative values, with exact endpoints: `+∞` where b may be 0
+/// and a is not (one message with δ = 0 exactly, m messages with δ > 0); `None` for 0/0 (both
+/// may be 0) or a negative end.
 pub fn ratio(a: &Enclosure, b: &Enclosure) -> Option<Enclosure> {
-    let (Endpoint::Finite(a_lo), Endpoint::Finite(a_hi)) = (a.lo(), a.hi()) else {
-        return None;
+    let finite = |e: &Endpoint| match e {
+        Endpoint::Finite(q) => Some(q.clone()),
+        _ => None,
     };
-    let (Endpoint::Finite(b_lo), Endpoint::Finite(b_hi)) = (b.lo(), b.hi()) else {
-        return None;
-    };
-    if *b_lo <= 0 || *a_lo < 0 {
+    let (a_lo, b_lo) = (finite(a.lo())?, finite(b.lo())?);
+    if a_lo < 0 || b_lo < 0 {
         return None;
     }
-    Some(Enclosure::from_rationals(
-        Rational::from(a_lo / b_hi),
-        Rational::from(a_hi / b_lo),
-    ))
+    let upper = |x: &Endpoint| finite(x);
+    let (a_hi, b_hi) = (upper(a.hi()), upper(b.hi()));
+    let lo = match &b_hi {
+        Some(h) if *h > 0 => Endpoint::Finite(Rational::from(&a_lo / h)),
+        // b = 0 exactly: a/b is +∞ where a > 0.
+        Some(_) if a_lo > 0 => Endpoint::PosInf,
+        Some(_) => return None,
+        None => Endpoint::Finite(Rational::new()),
+    };
+    let hi = match (&a_hi, b_lo > 0) {
+        (Some(h), true) => Endpoint::Finite(Rational::from(h / &b_lo)),
+        (Some(h), false) if *h == 0 => return None,
+        _ => Endpoint::PosInf,
+    };
+    Some(Enclosure::new(lo, hi))
 }
 
 /// Every model's pair and (with `profile`) profile, certified.
@@ -198,12 +210,20 @@ pub fn compare_messages(q: &MessagesQuery) -> Result<Vec<ModelAnswer>> {
             exact_ctx: q.exact_ctx,
             escalate_above: q.escalate_above,
         };
+        let named = |e: Error| match e {
+            Error::TooLarge(why) => Error::TooLarge(format!(
+                "the {} model: {why} (or fewer --messages)",
+                model.key()
+            )),
+            other => other,
+        };
         let computed = answer(
             &pair,
             &DeltaJob {
                 thresholds: q.thresholds.clone(),
             },
-        )?;
+        )
+        .map_err(named)?;
         let profile = if q.profile {
             let query = ProfileQuery {
                 mechanism,
@@ -217,7 +237,7 @@ pub fn compare_messages(q: &MessagesQuery) -> Result<Vec<ModelAnswer>> {
                 with_ends: false,
                 escalate_above: q.escalate_above,
             };
-            let profile = crate::profile::profile(&query)?;
+            let profile = crate::profile::profile(&query).map_err(named)?;
             Some((query, profile))
         } else {
             None

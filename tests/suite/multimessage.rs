@@ -403,6 +403,22 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
         ],
         "messages over 3 outputs",
     );
+    // Many messages: answered (the §9.1 cross-check is skipped where its binomials would cost
+    // more than the pair), not stuck.
+    let v = cli_json(&[
+        "delta",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "100",
+        "--k",
+        "0",
+        "--eps",
+        "1",
+        "--messages",
+        "1000",
+    ]);
+    assert!(v["canonical_cross_check_states"].is_null(), "{v}");
     // Questions without a multi-message form.
     assert_fails(
         &[
@@ -416,7 +432,7 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
             "--messages",
             "2",
         ],
-        "--messages: multi-message shuffling",
+        "--messages: this question has no multi-message form",
     );
 }
 
@@ -567,7 +583,7 @@ fn compare_messages_reports_every_model_and_refuses_what_it_cannot_answer() {
             "--messages",
             "2",
         ],
-        "--bundled: binary-rr:eps0=1 has entries in e^eps0",
+        "--mechanism: binary-rr:eps0=1 has entries in e^eps0",
     );
     assert_fails(
         &[

@@ -97,9 +97,9 @@ fn messages_note(m: &Mechanism) -> Option<String> {
         )
     } else {
         format!(
-            "the constants are one message's; the pair of {} unbundled messages is m single \
-             steps apart, so its leading Gaussian scale is μ_n = √(m·I_π/n) (Part I §9.2, \
-             uncertified)",
+            "the constants are one message's; the pair of m = {} unbundled messages is m single \
+             steps apart, so its leading Gaussian scale is μ_n = √(m·I_π/n) (derived from Part \
+             I §9.2's display, whose statement is lost; uncertified)",
             messages.count
         )
     })

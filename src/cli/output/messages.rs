@@ -118,7 +118,7 @@ pub fn compare_messages_text(
         "shufflecert compare-messages: {}  n = {}  k = {}  m = {}\n{}; each user sends m \
          messages, unbundled\n  (all nm shuffled one by one) or bundled (each user's m kept \
          together as one symbol)\npair: k, then k + 1, of the n users hold input 1 (one message \
-         with nm = {nm} users: km, then\n  km + 1)\n",
+         with n·m = {nm} users: k·m, then\n  k·m + 1)\n",
         q.mechanism.name,
         q.n,
         q.k,
@@ -156,7 +156,11 @@ pub fn compare_messages_text(
             let text = |e: &Option<Enclosure>| e.as_ref().map_or("—".into(), |e| e.ratio_text(4));
             let mut line = format!(
                 "  {}: two-sided {}",
-                key.replace("_over_", " / ").replace('_', " "),
+                match key {
+                    "unbundled_over_single" => "unbundled / single n",
+                    "unbundled_over_single_nm" => "unbundled / single n·m",
+                    _ => "bundled / unbundled",
+                },
                 text(&r[2])
             );
             if q.profile {
