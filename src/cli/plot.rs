@@ -78,7 +78,9 @@ pub fn delta_plot(path: &str, query: &PairQuery, rows: &[DeltaRow], marks: &[Mar
     };
     let title = format!(
         "{}: n = {}, k = {} (certified)",
-        query.mechanism.name, query.n, query.k
+        query.mechanism.title(),
+        query.n,
+        query.k
     );
     privacy_curves_svg(
         path,
@@ -114,7 +116,9 @@ pub fn check_plot(path: &str, query: &CheckQuery, at: &CheckAt, s: &CurveSamples
         .collect();
     let title = format!(
         "{}: n = {}, k = {}",
-        query.pair.mechanism.name, query.pair.n, query.pair.k
+        query.pair.mechanism.title(),
+        query.pair.n,
+        query.pair.k
     );
     let marks: Vec<Mark> = at
         .points
@@ -310,7 +314,8 @@ pub fn profile_plot(
     };
     let title = format!(
         "{}: n = {}, δ_M over {scope}",
-        query.mechanism.name, query.n
+        query.mechanism.title(),
+        query.n
     );
     privacy_curves_svg(path, &title, &[band], &lines, &marks)?;
     Ok(thresholds.last().map_or(0.0, Threshold::eps_f64))

@@ -253,6 +253,14 @@ impl Mechanism {
         self.rows[0].len()
     }
 
+    /// The name with the messages per user when there are several, for titles.
+    pub fn title(&self) -> String {
+        match &self.messages {
+            Some(m) => format!("{} ({})", self.name, m.text()),
+            None => self.name.clone(),
+        }
+    }
+
     /// The messages per user the engines shift by: m for the unbundled model, else 1 (a
     /// bundled mechanism is a single-message mechanism on types).
     pub fn unbundled_messages(&self) -> usize {

@@ -266,6 +266,12 @@ fn mechanism_section(cert: &Value) -> String {
                 esc(&text(&domain["restriction_of"]))
             );
         }
+        if let Some(m) = crate::mechanism::Messages::from_json(&domain["messages"]) {
+            let _ = write!(s, "; {}", esc(&m.text()));
+            if m.bundled {
+                s += " (the outputs below are the message types of one bundle)";
+            }
+        }
         s += ".</p>\n";
     } else {
         s += "<p>Input domain: not recorded (a certificate written by 0.1.x).</p>\n";
