@@ -271,36 +271,30 @@ fn the_canonical_ratios_and_chi2_closed_forms_hold_on_the_laws() {
                 reduce: false,
                 ..exact_options(Engine::Auto)
             };
-            // Unbundled: §9.1's L^{(m)} at every state and Hoeffding's χ².
-            let law = pair_law::<Rational>(&sending(base, m, false), n, 0, &o, &EXACT).unwrap();
-            let mut chi = Rational::from(-1);
-            for i in 0..law.len() {
-                let l = Rational::from(&law.q[i] / &law.p[i]);
-                let h: Vec<u32> = law
-                    .histogram(i)
-                    .unwrap()
-                    .iter()
-                    .map(|&c| c as u32)
-                    .collect();
-                assert_eq!(l, unbundled_ratio(&w0, &w1, &h, m), "{h:?}");
-                chi += Rational::from(&law.q[i] * &law.q[i]) / &law.p[i];
+            // Unbundled: §9.1's L^{(m)} at every state and Hoeffding's χ²; bundled:
+            // (1/n) Σ N_t W1′(t)/W0′(t) and ((1 + χ²)^m − 1)/n.
+            type Ratio = fn(&[Rational], &[Rational], &[u32], u32) -> Rational;
+            let cases: [(bool, Ratio, Rational); 2] = [
+                (false, unbundled_ratio, unbundled_chi2(&x2, n, m)),
+                (true, bundled_ratio, bundled_chi2(&x2, n, m)),
+            ];
+            for (bundled, ratio, want) in cases {
+                let law =
+                    pair_law::<Rational>(&sending(base, m, bundled), n, 0, &o, &EXACT).unwrap();
+                let mut chi = Rational::from(-1);
+                for i in 0..law.len() {
+                    let l = Rational::from(&law.q[i] / &law.p[i]);
+                    let h: Vec<u32> = law
+                        .histogram(i)
+                        .unwrap()
+                        .iter()
+                        .map(|&c| c as u32)
+                        .collect();
+                    assert_eq!(l, ratio(&w0, &w1, &h, m), "bundled={bundled} {h:?}");
+                    chi += Rational::from(&law.q[i] * &law.q[i]) / &law.p[i];
+                }
+                assert_eq!(chi, want, "bundled={bundled} n={n} m={m}");
             }
-            assert_eq!(chi, unbundled_chi2(&x2, n, m), "unbundled n={n} m={m}");
-            // Bundled: (1/n) Σ N_t W1′(t)/W0′(t) and ((1 + χ²)^m − 1)/n.
-            let law = pair_law::<Rational>(&sending(base, m, true), n, 0, &o, &EXACT).unwrap();
-            let mut chi = Rational::from(-1);
-            for i in 0..law.len() {
-                let l = Rational::from(&law.q[i] / &law.p[i]);
-                let h: Vec<u32> = law
-                    .histogram(i)
-                    .unwrap()
-                    .iter()
-                    .map(|&c| c as u32)
-                    .collect();
-                assert_eq!(l, bundled_ratio(&w0, &w1, &h, m), "{h:?}");
-                chi += Rational::from(&law.q[i] * &law.q[i]) / &law.p[i];
-            }
-            assert_eq!(chi, bundled_chi2(&x2, n, m), "bundled n={n} m={m}");
             // The bundled rows are the types' multinomial probabilities, in `types` order.
             let rows = sending(base, m, true).rational_rows().unwrap();
             for (t, v) in types(m, base.d()).iter().zip(&rows[1]) {
