@@ -448,9 +448,9 @@ fn check_at(
     let messages = mechanism.unbundled_messages() as u64;
     let unbundled = messages > 1;
     let scale = MpfrInterval::from_u64(messages, ctx);
-    let (i_pi, i_mix) = (c.i_pi.mul(&scale), c.i_mix.mul(&scale));
-    let mu = predictions::mu_n(&i_pi, n);
-    let mu_mix = predictions::mu_n(&i_mix, n);
+    let i_pi = c.i_pi.mul(&scale);
+    let mu = predictions::mu_messages(&c.i_pi, messages, n);
+    let mu_mix = predictions::mu_messages(&c.i_mix, messages, n);
     let (local_claims, gdp_claims, mix_claim) = if unbundled {
         (
             [&LOCAL_UNBUNDLED, &LOCAL_UNBUNDLED],
@@ -764,7 +764,8 @@ pub fn check(query: &CheckQuery) -> Result<CheckReport> {
             query.pair.mechanism.name
         )));
     }
-    let mu = predictions::mu_n(&base_constants.enclosed.i_pi, n);
+    let messages = query.pair.mechanism.unbundled_messages() as u64;
+    let mu = predictions::mu_messages(&base_constants.enclosed.i_pi, messages, n);
     // t for every point: given, or ε/μ_n at the base n (kept fixed across the sweep).
     let ts: Vec<MpfrInterval> = query
         .points

@@ -41,6 +41,15 @@ pub fn mu_n(i: &MpfrInterval, n: u64) -> MpfrInterval {
     i.div(&MpfrInterval::from_u64(n, &PREDICTION_CTX)).sqrt()
 }
 
+/// The local scale of a pair whose users send `messages` unbundled messages: m single steps
+/// apart at nm draws, `μ = √(m·I/n)` (proofs-notes/multi-message.md; `mu_n` for m = 1).
+pub fn mu_messages(i: &MpfrInterval, messages: u64, n: u64) -> MpfrInterval {
+    mu_n(
+        &i.mul(&MpfrInterval::from_u64(messages, &PREDICTION_CTX)),
+        n,
+    )
+}
+
 /// The local privacy curve `μ_n {φ(t) − tΦ(−t)}` at `ε = tμ_n` (Theorem 7.3, Corollary 7.5:
 /// both directions, error `O(n^-1)`).
 pub fn local_curve(mu: &MpfrInterval, t: &MpfrInterval) -> Prediction {

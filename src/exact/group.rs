@@ -294,3 +294,47 @@ impl<S: Scalar> GroupLaw<S> for BinaryGroup<S> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::{MpfrCtx, MpfrInterval};
+    use crate::mechanism::{Entry, Mechanism};
+
+    #[test]
+    fn singular_masses_of_several_messages_hold_beyond_u32_draws() {
+        // W0 = (1, 0), W1 = (1e-12, 1 − 1e-12): A = {1}, W1(A) = a = 1 − 1e-12.  With b W1-draws
+        // and m = 2 messages, Q(P = 0) = P(Bin(b + 2, a) > b) = a^(b+2) + (b + 2)(1 − a) a^(b+1),
+        // here with b above 2^32 (a binomial index cut to 32 bits gave a value far above 1).
+        let tiny = Rational::from((1, 1_000_000_000_000u64));
+        let rows = [
+            vec![
+                Entry::Exact(Rational::from(1)),
+                Entry::Exact(Rational::new()),
+            ],
+            vec![
+                Entry::Exact(tiny.clone()),
+                Entry::Exact(Rational::from(1) - &tiny),
+            ],
+        ];
+        let m = Mechanism::new("m", "m".into(), None, rows, None).unwrap();
+        let ctx = MpfrCtx { precision: 256 };
+        let channel = m.channel::<MpfrInterval>(&ctx).unwrap();
+        let b: u64 = (1 << 32) + 5;
+        let [qp, pq] = singular_masses(&channel, 0, b as usize, 2, &ctx);
+        use rug::ops::Pow;
+        let a = rug::Float::with_val(512, Rational::from(1) - &tiny);
+        let power = |e: u64| rug::Float::with_val(512, (&a).pow(rug::Integer::from(e)));
+        let want = power(b + 2)
+            + rug::Float::with_val(512, b + 2) * rug::Float::with_val(512, &tiny) * power(b + 1);
+        let want = want.to_rational().unwrap();
+        let width = Rational::from((1, 1u64 << 60));
+        let (lo, hi) = (qp.lo().finite().unwrap(), qp.hi().finite().unwrap());
+        assert!(
+            Rational::from(lo - &width) <= want && want <= Rational::from(hi + &width),
+            "{qp} vs {want}"
+        );
+        // B = {y : W1 = 0 < W0} is empty: P(Q = 0) = 0.
+        assert_eq!(pq.hi().finite().unwrap(), &Rational::new());
+    }
+}

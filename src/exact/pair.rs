@@ -289,6 +289,7 @@ pub fn pair_law<S: Scalar>(
     let draws = ((n - 1 - k) * m, k * m);
     check_binary_time::<S>(&plan, draws, &channel, options, ctx)?;
     check_window_time::<S>(&plan, draws, &channel, options, ctx)?;
+    check_shift_time::<S>(&plan, n * m, mechanism.d(), options, ctx)?;
     group_pair(mechanism.d(), &plan, (n - 1 - k, k), &channel, ctx)
 }
 
@@ -331,7 +332,12 @@ fn check_binary_time<S: Scalar>(
     let seconds = products * SECONDS_PER_PRODUCT * scale;
     if seconds > options.time_limit_seconds {
         return Err(Error::TooLarge(format!(
-            "the pair convolves two binomial windows of {zeros} and {ones} users: about {products:.2e} products, an estimated {} with the {} backend, over the --max-seconds limit of {} s",
+            "the pair convolves two binomial windows of {zeros} and {ones} {}: about {products:.2e} products, an estimated {} with the {} backend, over the --max-seconds limit of {} s",
+            if plan.messages > 1 {
+                "message draws"
+            } else {
+                "users"
+            },
             duration_text(seconds),
             S::BACKEND,
             options.time_limit_seconds
@@ -374,6 +380,38 @@ fn check_window_time<S: Scalar>(
         return Err(Error::TooLarge(format!(
             "the pair's law of {zeros} W0-users and {ones} W1-users would take about {work:.2e} products over {} histogram states, an estimated {} with the {} backend, over --max-seconds {} (raise it or use a smaller n)",
             plan.states,
+            duration_text(seconds),
+            S::BACKEND,
+            duration_text(options.time_limit_seconds)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses, with the estimate, a pair of m unbundled messages whose 2m untruncated shift
+/// steps (each over the window, `d` products per state) would take longer than `--max-seconds`.
+fn check_shift_time<S: Scalar>(
+    plan: &Plan,
+    draws: usize,
+    d: usize,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<()> {
+    let m = plan.messages as f64;
+    if plan.messages < 2 {
+        return Ok(());
+    }
+    let products = 2.0 * m * (plan.states as f64 + m) * d as f64;
+    let mut scale = (S::estimated_bytes(draws, ctx) as f64 / 16.0).max(1.0);
+    if S::BACKEND != "interval" {
+        scale *= SLOWER_THAN_VALUE_SIZE;
+    }
+    let seconds = products * SECONDS_PER_STEP_PRODUCT * scale;
+    if seconds > options.time_limit_seconds {
+        return Err(Error::TooLarge(format!(
+            "the pair shifts a window of about {} histogram states by {} messages, twice: about {products:.2e} products, an estimated {} with the {} backend, over --max-seconds {} (raise it, or use fewer --messages or a smaller n)",
+            plan.states,
+            plan.messages,
             duration_text(seconds),
             S::BACKEND,
             duration_text(options.time_limit_seconds)

@@ -28,8 +28,14 @@ pub const MAX_MESSAGES: u32 = 1000;
 /// unbundled (the engines build the pair at distance m), or the [`bundled`] mechanism on types.
 /// One message is the mechanism itself.
 pub fn with_messages(mechanism: &Mechanism, messages: Messages) -> Result<Mechanism> {
-    if messages.count == 0 {
-        return Err(Error::argument("--messages", "must be at least 1"));
+    if messages.count == 0 || messages.count > MAX_MESSAGES {
+        return Err(Error::argument(
+            "--messages",
+            format!(
+                "must be between 1 and {MAX_MESSAGES}, got {}",
+                messages.count
+            ),
+        ));
     }
     if mechanism.messages.is_some() {
         return Err(Error::Internal(format!(

@@ -703,3 +703,69 @@ fn shards_of_a_multi_message_profile_merge_and_verify() {
     let single = shard("15..29", &[], "mm-shard-single.json");
     assert_fails(&["merge", &a, &single], "mechanism: differs");
 }
+
+#[test]
+fn review_findings_stay_fixed() {
+    use crate::certificates::{certify, tampered, verify};
+    // `check --eps` with m unbundled messages converts ε to t with μ = √(m·I_π/n), and its
+    // certificate verifies.
+    let args = [
+        "check",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "200",
+        "--k",
+        "50",
+        "--messages",
+        "4",
+        "--eps",
+        "1/2",
+    ];
+    let (file, _) = certify(&args, "mm-check-eps.json");
+    assert_eq!(verify(&file).0, 0);
+    let report = cli_json(&args);
+    let eps = enclosure(&report["comparisons"][0]["eps"]);
+    assert!(eps.contains(&Rational::from((1, 2))), "{eps}");
+    // A tampered message count beyond the cap is refused at once, not computed.
+    let (file, cert) = certify(
+        &[
+            "delta",
+            "-m",
+            "binary-rr:exp_eps0=3",
+            "--n",
+            "6",
+            "--k",
+            "1",
+            "--eps",
+            "1",
+            "--messages",
+            "2",
+        ],
+        "mm-count.json",
+    );
+    assert_eq!(verify(&file).0, 0);
+    let bad = tampered(&cert, "mm-count-bad.json", true, |c| {
+        c["mechanism"]["exact"]["messages"]["count"] = json!(100000);
+    });
+    assert_ne!(verify(&bad).0, 0);
+    // 2m shift steps over a large window are estimated and refused up front.
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "binary-rr:exp_eps0=3",
+            "--n",
+            "1000000",
+            "--k",
+            "0",
+            "--messages",
+            "1000",
+            "--eps",
+            "1",
+            "--max-seconds",
+            "1",
+        ],
+        "by 1000 messages, twice",
+    );
+}

@@ -71,9 +71,8 @@ fn approx(x: f64) -> String {
 /// a bundled mechanism's constants are its types').
 fn mu_n(m: &Mechanism, c: &Constants, n: u64) -> Enclosure {
     use crate::arith::Scalar;
-    let ctx = &crate::asymptotic::predictions::PREDICTION_CTX;
-    let scale = crate::arith::mpfr::MpfrInterval::from_u64(m.unbundled_messages() as u64, ctx);
-    crate::asymptotic::predictions::mu_n(&c.enclosed.i_pi.mul(&scale), n).enclosure()
+    let messages = m.unbundled_messages() as u64;
+    crate::asymptotic::predictions::mu_messages(&c.enclosed.i_pi, messages, n).enclosure()
 }
 
 /// How [`mu_n`] is computed, for labels.
