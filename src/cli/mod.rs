@@ -630,8 +630,7 @@ fn run_command(cli: &Cli) -> Result<Outcome> {
         }
         Command::CompareMessages(a) => {
             let query = validate::compare_messages_query(a)?;
-            let answers = crate::multimessage::compare::compare_messages(&query)?;
-            let dominance = crate::multimessage::compare::dominance(&answers)?;
+            let (answers, dominance) = crate::multimessage::compare::compare_messages(&query)?;
             if let Some(path) = &a.common.certificate {
                 let report = with_exact_endpoints(|| {
                     output::compare_messages_json(&query, &answers, &dominance)

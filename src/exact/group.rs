@@ -34,13 +34,11 @@ pub fn ratio_range_sending<S: Scalar>(
     channel: &Channel<S>,
     messages: usize,
 ) -> (Rational, Option<Rational>) {
+    use rug::ops::PowAssign;
     let (lo, hi) = ratio_range(channel);
-    let power = |x: Rational| -> Rational {
-        let mut out = Rational::from(1);
-        for _ in 0..messages {
-            out *= &x;
-        }
-        out
+    let power = |mut x: Rational| -> Rational {
+        x.pow_assign(messages as u32);
+        x
     };
     (power(lo), hi.map(power))
 }

@@ -188,8 +188,9 @@ pub fn ratio(a: &Enclosure, b: &Enclosure) -> Option<Enclosure> {
     Some(Enclosure::new(lo, hi))
 }
 
-/// Every model's pair and (with `profile`) profile, certified.
-pub fn compare_messages(q: &MessagesQuery) -> Result<Vec<ModelAnswer>> {
+/// Every model's pair and (with `profile`) profile, certified, with the data-processing check
+/// of every row ([`dominance`]).
+pub fn compare_messages(q: &MessagesQuery) -> Result<(Vec<ModelAnswer>, Vec<RowDominance>)> {
     if q.messages < 2 {
         return Err(Error::argument(
             "--messages",
@@ -249,8 +250,8 @@ pub fn compare_messages(q: &MessagesQuery) -> Result<Vec<ModelAnswer>> {
             profile,
         });
     }
-    dominance(&out)?;
-    Ok(out)
+    let rows = dominance(&out)?;
+    Ok((out, rows))
 }
 
 /// What the enclosures say about `unbundled ≤ bundled` at one threshold.

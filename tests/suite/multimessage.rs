@@ -347,6 +347,12 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
     let with = |extra: &[&'static str]| -> Vec<&'static str> {
         pair.iter().chain(extra).copied().collect()
     };
+    // The same question on another mechanism.
+    let on = |mechanism: &'static str, extra: &[&'static str]| -> Vec<&'static str> {
+        let mut args = with(extra);
+        args[2] = mechanism;
+        args
+    };
     assert_fails(
         &with(&["--messages", "0"]),
         "--messages: must be at least 1",
@@ -355,29 +361,17 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
     assert_fails(&with(&["--messages", "1001"]), "--messages: at most 1000");
     assert_fails(&with(&["--messages", "-2"]), "--messages");
     assert_fails(
-        &with(&["--messages", "3", "--bundled", "--no-reduce"])
-            .iter()
-            .map(|s| {
-                if *s == "binary-rr:exp_eps0=3" {
-                    "binary-rr:eps0=1"
-                } else {
-                    s
-                }
-            })
-            .collect::<Vec<_>>(),
+        &on(
+            "binary-rr:eps0=1",
+            &["--messages", "3", "--bundled", "--no-reduce"],
+        ),
         "--bundled: binary-rr:eps0=1 has entries in e^eps0",
     );
     assert_fails(
-        &with(&["--messages", "12", "--bundled"])
-            .iter()
-            .map(|s| {
-                if *s == "binary-rr:exp_eps0=3" {
-                    "k-rr:k=20,exp_eps0=3,inputs=2"
-                } else {
-                    s
-                }
-            })
-            .collect::<Vec<_>>(),
+        &on(
+            "k-rr:k=20,exp_eps0=3,inputs=2",
+            &["--messages", "12", "--bundled"],
+        ),
         "--messages: 12 messages over 20 outputs have",
     );
     // A huge m·n: refused before any work.
