@@ -2,8 +2,9 @@
 //! Targets: unbundled binary RR (ε0 = 1), m = 3, n = 10⁴, any k: ε at δ = 1e-6 in ≤ 0.1 s;
 //! bundled binary RR (e^ε0 = 3), m = 3, n = 200, k = 0: δ at three ε in ≤ 5 s, and its
 //! mechanism-wide profile in ≤ 60 s; bundled ternary (`fixtures/mechanisms/ternary.toml`),
-//! m = 2: δ at three ε (n = 50 here: at n = 100 the type histograms number C(105, 5) ≈ 9.7·10⁷
-//! and the default 8 GiB guard refuses); `compare-messages` at n = 200, m = 3.  Run one row with
+//! m = 2, n = 100, k = 0: δ at three ε in ≤ 10 s (the type histograms number C(105, 5) ≈ 9.7·10⁷;
+//! the k = 0 pair runs on the canonical ratio's lattice, proofs-notes/ratio-lattice.md; n = 50
+//! for comparison); `compare-messages` at n = 200, m = 3.  Run one row with
 //! `cargo bench --bench multimessage -- unbundled`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -89,24 +90,26 @@ fn bundled(c: &mut Criterion) {
             ])
         })
     });
-    group.bench_function("ternary m=2 n=50 k=0, delta at 3 eps", |b| {
-        b.iter(|| {
-            run(&[
-                "delta",
-                "-m",
-                "fixtures/mechanisms/ternary.toml",
-                "--n",
-                "50",
-                "--k",
-                "0",
-                "--eps",
-                "0.5,1,2",
-                "--messages",
-                "2",
-                "--bundled",
-            ])
-        })
-    });
+    for n in ["50", "100"] {
+        group.bench_function(format!("ternary m=2 n={n} k=0, delta at 3 eps"), |b| {
+            b.iter(|| {
+                run(&[
+                    "delta",
+                    "-m",
+                    "fixtures/mechanisms/ternary.toml",
+                    "--n",
+                    n,
+                    "--k",
+                    "0",
+                    "--eps",
+                    "0.5,1,2",
+                    "--messages",
+                    "2",
+                    "--bundled",
+                ])
+            })
+        });
+    }
     group.bench_function(
         "compare-messages binary-rr exp_eps0=3 m=3 n=200, 3 eps",
         |b| {

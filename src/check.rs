@@ -230,7 +230,6 @@ struct CertifiedValues {
 
 impl PairJob for CheckJob {
     type Output = CertifiedValues;
-    const NEEDS_BOUNDED_RATIO: bool = true;
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<CertifiedValues> {
         // δ is non-increasing in ε: at an ε known only to lie in [lo, hi] it lies in
         // [δ(hi).lo, δ(lo).hi].

@@ -21,8 +21,8 @@
 //!   bundled model as the single-message model on message types, and the exact closed forms
 //!   (χ², canonical ratios) that check both models' laws.
 //! * [`exact`] — the histogram law (Part I §8.3), windowed laws, the pair through the shift
-//!   identities (Lemma 4.2), the binary fast path (§8.1), background pairs, curves (Prop. 8.1)
-//!   and divergences.
+//!   identities (Lemma 4.2), the binary fast path (§8.1), the k = 0 pair on its likelihood
+//!   ratio's lattice, background pairs, curves (Prop. 8.1) and divergences.
 //! * [`query`] — questions about a pair answered in a chosen backend, with precision escalation.
 //! * [`asymptotic`] and [`check`] — the Fisher constants and predictions of Part I, held against
 //!   certified values (predictions are typed apart and never certified).

@@ -119,10 +119,6 @@ pub fn relative_width_above(e: &Enclosure, floor: f64) -> f64 {
 /// A computation on a pair, written once for every backend.
 pub trait PairJob {
     type Output: Widths;
-    /// The job evaluates f-divergences, whose bounds on a truncated pair's omitted part need
-    /// the likelihood ratio bounded (`exact::divergence`): its pair is then truncated only when
-    /// the mechanism has full support.  Curves need no such bound.
-    const NEEDS_BOUNDED_RATIO: bool = false;
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Self::Output>;
 }
 
@@ -135,9 +131,8 @@ pub trait PairSource {
     fn exact_ctx(&self) -> ExactCtx;
     /// Refuses the exact backend when the pair has irrational values.
     fn check_exact(&self) -> Result<()>;
-    /// The pair in backend `S`, for a job that needs a bounded ratio where it is truncated
-    /// ([`PairJob::NEEDS_BOUNDED_RATIO`]) or not.
-    fn build<S: Scalar>(&self, ctx: &S::Ctx, bounded_ratio: bool) -> Result<Built<S>>;
+    /// The pair in backend `S`.
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>>;
     /// The `--max-seconds` the computation runs under (the deepening stays within it).
     fn time_limit_seconds(&self) -> f64 {
         f64::INFINITY
@@ -176,11 +171,10 @@ impl PairSource for PairQuery {
     }
 
     /// The law and its canonical cross-check, on the alphabet the engine runs on.
-    fn build<S: Scalar>(&self, ctx: &S::Ctx, bounded_ratio: bool) -> Result<Built<S>> {
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
         let mechanism = engine_mechanism(&self.mechanism, &self.options)?;
         let options = PairOptions {
             reduce: false,
-            truncate: self.options.truncate && (mechanism.has_full_support() || !bounded_ratio),
             ..self.options.clone()
         };
         let law = pair_law::<S>(&mechanism, self.n, self.k, &options, ctx)?;
@@ -251,7 +245,7 @@ impl PairSource for BackgroundQuery {
     }
 
     /// Backgrounds are truncated only with full support, whatever the job.
-    fn build<S: Scalar>(&self, ctx: &S::Ctx, _bounded_ratio: bool) -> Result<Built<S>> {
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
         Ok(Built {
             law: background_pair(&self.randomizer, &self.background, &self.options, ctx)?,
             canonical_states_checked: None,
@@ -412,7 +406,7 @@ impl<Src: PairSource, J: PairJob> Computation for OnPair<'_, Src, J> {
         let Built {
             law,
             canonical_states_checked,
-        } = self.source.build::<S>(ctx, J::NEEDS_BOUNDED_RATIO)?;
+        } = self.source.build::<S>(ctx)?;
         let result = self.job.run(&law, ctx)?;
         Ok(Computed {
             result,
@@ -423,6 +417,7 @@ impl<Src: PairSource, J: PairJob> Computation for OnPair<'_, Src, J> {
                 Layout::Window { .. } => "window",
                 Layout::Reduced => "reduced",
                 Layout::Lattice { .. } => "lattice",
+                Layout::Ratio { .. } => "ratio",
             },
             states: law.len(),
             omitted: law.omitted.clone(),
@@ -624,7 +619,6 @@ pub struct DivergenceJob {
 
 impl PairJob for DivergenceJob {
     type Output = Divergences;
-    const NEEDS_BOUNDED_RATIO: bool = true;
     fn run<S: Scalar>(&self, law: &PairLaw<S>, ctx: &S::Ctx) -> Result<Divergences> {
         self.check_orders()?;
         Ok(divergence::divergences(law, &self.renyi_orders, ctx))

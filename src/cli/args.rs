@@ -543,8 +543,9 @@ pub struct CommonArgs {
     #[arg(long, value_name = "BITS")]
     pub precision: Option<String>,
 
-    /// Algorithm: the binary fast path for two outputs, windowed laws for more (auto), or the
-    /// dynamic program over every histogram (general).
+    /// Algorithm: the binary fast path for two outputs, windowed laws for more (auto; a large
+    /// k = 0 pair may run on the lattice of its likelihood ratio), or the dynamic program over
+    /// every histogram (general).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 

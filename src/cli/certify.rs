@@ -74,6 +74,7 @@ fn base_notes(
                 notes.push("nonnegative-kernel.md");
             }
         }
+        "ratio" => notes.extend(["histogram-law.md", "ratio-lattice.md"]),
         _ => notes.push("histogram-law.md"),
     }
     if backend == Backend::Interval && arithmetic.contains("mpfr") {

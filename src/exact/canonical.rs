@@ -6,7 +6,7 @@
 //! histogram law at all, so it checks the shift-identity computation independently: on every
 //! state where both are defined, the enclosure of `Q/P` must meet the closed form's.
 
-use super::law::PairLaw;
+use super::law::{Layout, PairLaw};
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
 
@@ -104,15 +104,24 @@ pub fn cross_check_canonical<S: Scalar>(
             continue;
         }
         let ratio = q.div(p);
-        let histogram = law.histogram(i).ok_or_else(|| {
-            Error::Internal("the canonical cross-check needs a histogram pair".into())
-        })?;
-        let closed = canonical_likelihood_ratio(channel, &histogram, messages, ctx);
+        // A lattice state is the set of histograms of one value of the ratio itself.
+        let (state, closed) = match &law.layout {
+            Layout::Ratio { n, start, lattice } => (
+                format!("lattice point {}", start + i),
+                S::from_rational(&lattice.ratio_at(*n, start + i), ctx),
+            ),
+            _ => {
+                let histogram = law.histogram(i).ok_or_else(|| {
+                    Error::Internal("the canonical cross-check needs a histogram pair".into())
+                })?;
+                let closed = canonical_likelihood_ratio(channel, &histogram, messages, ctx);
+                (format!("histogram {histogram:?}"), closed)
+            }
+        };
         if ratio.certainly_below(&closed) || closed.certainly_below(&ratio) {
             return Err(Error::Internal(format!(
-                "cross-check failed: at histogram {:?} the shift identities give L ∈ {} but the canonical \
+                "cross-check failed: at {state} the shift identities give L ∈ {} but the canonical \
                  closed form gives {}; no result is reported",
-                histogram,
                 ratio.enclosure(),
                 closed.enclosure()
             )));

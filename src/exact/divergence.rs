@@ -221,38 +221,99 @@ pub fn f_divergence<S: Transcendental>(
         };
         return Enclosure::new(sum.enclosure().lo().clone(), upper).clamp_nonnegative();
     }
-    // Truncation happens only with full support, where the ratio range is bounded — unless an
-    // entry underflows the backend (e.g. 1e-400 in f64); then nothing bounds the omitted part
-    // from above, and the answer is left to a backend that represents the entry.
-    let Some(hi) = ratio_hi else {
-        return Enclosure::new(Endpoint::Finite(Rational::new()), Endpoint::PosInf);
-    };
-    let range = ratio_lo.hull(&hi);
+    // A truncated pair: `P = p + P_d`, `Q = q + Q_d` with the omitted parts of mass at most ω
+    // on any states (stored or not), `Q_d/P_d` in the ratio range R.
     let omega = S::from_rational(&law.omitted, ctx);
-    // sup f̃ over R (≥ 0 since f̃(1) = 0), and inf of the tangent bound over R × R (≤ 0).
-    let sup_f = generator.f(&range).enclosure().hi().clone();
+    let upper = match omitted_terms_bound(law, div, ctx) {
+        Some(tail) => sum.add(&tail).enclosure().hi().clone(),
+        None => Endpoint::PosInf,
+    };
+    let lower = tangent_lower_bound(law, &generator, &sum, &omega, ctx)
+        .unwrap_or_else(|| supported_lower_bound(law, div, &generator, &omega, ctx));
+    Enclosure::new(Endpoint::Finite(lower.clone()).min(upper.clone()), upper).clamp_nonnegative()
+}
+
+/// A lower bound on a truncated pair's `D_f̃` from the stored sum `Σ g(p, q)` of every state:
+/// at each stored state the supporting hyperplane of the perspective `g` gives
+/// `g(P, Q) ≥ g(p, q) + P_d [f̃(l) + (l_d − l) f̃'(l)]` with the stored ratio `l` and the omitted
+/// parts' `l_d` both in R, so `D ≥ Σ g(p, q) + ω · min(0, inf_{l, l' ∈ R} f̃(l) + (l' − l) f̃'(l))`
+/// (`None` when R is unbounded or `f̃'` is at its ends, e.g. `l = 0` for KL(Q‖P)).
+fn tangent_lower_bound<S: Transcendental>(
+    law: &PairLaw<S>,
+    generator: &Generator<S>,
+    sum: &S,
+    omega: &S,
+    ctx: &S::Ctx,
+) -> Option<Rational> {
+    let range =
+        S::from_rational(&law.ratio_lo, ctx).hull(&S::from_rational(law.ratio_hi.as_ref()?, ctx));
     let spread = range.sub(&range);
     let tangent = generator
         .f(&range)
         .add(&spread.mul(&generator.f_prime(&range)));
-    let inf_tangent = tangent.enclosure().lo().clone();
-    let upper = match sup_f {
-        Endpoint::Finite(m) => sum
-            .add(&omega.mul(&S::from_rational(&m.max(Rational::new()), ctx)))
-            .enclosure()
-            .hi()
-            .clone(),
-        _ => Endpoint::PosInf,
+    let Endpoint::Finite(m) = tangent.enclosure().lo().clone() else {
+        return None;
     };
-    let lower = match inf_tangent {
-        Endpoint::Finite(m) => sum
-            .add(&omega.mul(&S::from_rational(&m.min(Rational::new()), ctx)))
-            .enclosure()
-            .lo()
-            .clone(),
-        _ => Endpoint::Finite(Rational::new()),
+    let lower = sum.add(&omega.mul(&S::from_rational(&m.min(Rational::new()), ctx)));
+    match lower.enclosure().lo() {
+        Endpoint::Finite(x) => Some(x.clone()),
+        _ => Some(Rational::new()),
+    }
+}
+
+/// A lower bound on a truncated pair's `D_f̃` that holds with zero entries and an unbounded
+/// ratio range (proofs-notes/divergences.md, "Truncated pairs with zero entries"): over the set
+/// S of stored states where `p` and `q` are both certainly positive (so `P, Q > 0` there, and
+/// S misses every state where one law vanishes),
+/// `g(P, Q) ≥ g(p, q) + a·P_d + b·Q_d` with `a = f̃(l) − l f̃'(l)`, `b = f̃'(l)`, `l = q/p`;
+/// every other state adds `g ≥ 0`, and the states where exactly one law vanishes add
+/// `f̃(0)·P(Q = 0) + K∞·Q(P = 0)` in total, known in closed form for a mechanism's pair.  So
+/// `D ≥ Σ_S g(p, q) + ω·(min(0, min_S a) + min(0, min_S b)) + f̃(0)·P(Q = 0) + K∞·Q(P = 0)`.
+fn supported_lower_bound<S: Transcendental>(
+    law: &PairLaw<S>,
+    div: &Divergence,
+    generator: &Generator<S>,
+    omega: &S,
+    ctx: &S::Ctx,
+) -> Rational {
+    let ratio_lo = S::from_rational(&law.ratio_lo, ctx);
+    let ratio_hi: Option<S> = rational_or_inf(&law.ratio_hi, ctx);
+    let zero = S::zero(ctx);
+    let mut sum = S::zero(ctx);
+    // min(0, min_S a) + min(0, min_S b), from the lower ends (outward doubles).
+    let (mut min_a, mut min_b) = (0.0f64, 0.0f64);
+    for (p, q) in law.p.iter().zip(&law.q) {
+        if !(zero.certainly_below(p) && zero.certainly_below(q)) {
+            continue;
+        }
+        let l = q.div(p).clamp_to(&ratio_lo, ratio_hi.as_ref());
+        let slope = generator.f_prime(&l);
+        let a = generator.f(&l).sub(&l.mul(&slope));
+        sum.add_assign(&p.mul(&generator.f_enclosure(&l)).pos_part());
+        min_a = min_a.min(a.f64_bounds().0);
+        min_b = min_b.min(slope.f64_bounds().0);
+    }
+    let Some(slopes) = Rational::from_f64(min_a).zip(Rational::from_f64(min_b)) else {
+        return Rational::new();
     };
-    Enclosure::new(lower.min(upper.clone()), upper).clamp_nonnegative()
+    let slopes = S::from_rational(&Rational::from(&slopes.0 + &slopes.1), ctx);
+    let mut lower = sum.add(&omega.mul(&slopes));
+    if let Some([qp, pq]) = &law.omission.singular {
+        let mass = |m: &Enclosure| match m.lo() {
+            Endpoint::Finite(x) => S::from_rational(x, ctx),
+            _ => S::zero(ctx),
+        };
+        if let Limit::Finite(f0) = div.at_zero::<S>(ctx) {
+            lower.add_mul_assign(&f0, &mass(pq));
+        }
+        if let Limit::Finite(k_inf) = div.at_infinity::<S>(ctx) {
+            lower.add_mul_assign(&k_inf, &mass(qp));
+        }
+    }
+    match lower.enclosure().lo() {
+        Endpoint::Finite(x) => x.clone(),
+        _ => Rational::new(),
+    }
 }
 
 /// With a disjoint omission, an upper bound on `Σ_omitted P f̃(L)` (`None`: no bound known).

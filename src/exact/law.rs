@@ -10,6 +10,7 @@
 
 use super::group::singular_masses;
 use super::histogram::SimplexIndex;
+use super::ratio_sum::RatioLattice;
 use super::window::WindowSet;
 use crate::arith::Scalar;
 use crate::enclosure::Enclosure;
@@ -26,6 +27,13 @@ pub enum Layout {
     General { n: usize, index: Arc<SimplexIndex> },
     /// State i is the i-th histogram of a window of histograms of size n.
     Window { n: usize, set: Arc<WindowSet> },
+    /// State i is the lattice point `start + i` of the canonical ratio at k = 0
+    /// (`exact::ratio_sum`): the histograms of n users with `L_{n,0} = lattice.ratio_at(n, start + i)`.
+    Ratio {
+        n: usize,
+        start: usize,
+        lattice: Arc<RatioLattice>,
+    },
     /// The states of a reduced experiment: they carry no histogram of the mechanism.
     Reduced,
     /// State i is the lattice point `points[i] / scale` of a limit experiment (Part III).
@@ -113,7 +121,7 @@ impl<S: Scalar> PairLaw<S> {
             }
             Layout::General { n, index } => Some(index.histogram(*n, i)),
             Layout::Window { set, .. } => Some(set.histogram(i)),
-            Layout::Reduced | Layout::Lattice { .. } => None,
+            Layout::Reduced | Layout::Lattice { .. } | Layout::Ratio { .. } => None,
         }
     }
 

@@ -13,4 +13,5 @@ pub mod law;
 pub mod nonneg;
 pub mod ordered;
 pub mod pair;
+pub mod ratio_sum;
 pub mod window;

@@ -6,6 +6,7 @@
 use super::group::{BinaryGroup, GeneralGroup, GroupLaw};
 use super::histogram::{SimplexIndex, histogram_count};
 use super::law::PairLaw;
+use super::ratio_sum::RatioLattice;
 use super::window::{WindowGroup, estimated_group_work};
 use crate::arith::Scalar;
 use crate::error::{Error, Result};
@@ -285,6 +286,11 @@ pub fn pair_law<S: Scalar>(
     let plan = plan::<S>(&mechanism, n, options, ctx)?;
     // The common part, P and Q (in draws: users × messages).
     let m = plan.messages;
+    if k == 0 {
+        if let Some(lattice) = ratio_route::<S>(&mechanism, n, &plan, &channel, options, ctx)? {
+            return Ok(lattice.pair(n, &channel, plan.tau_bits, ctx));
+        }
+    }
     check_memory::<S>("the pair", &plan, 3, n, options.memory_limit, ctx)?;
     let draws = ((n - 1 - k) * m, k * m);
     check_binary_time::<S>(&plan, draws, &channel, options, ctx)?;
@@ -292,6 +298,82 @@ pub fn pair_law<S: Scalar>(
     check_shift_time::<S>(&plan, n * m, mechanism.d(), options, ctx)?;
     group_pair(mechanism.d(), &plan, (n - 1 - k, k), &channel, ctx)
 }
+
+/// The canonical ratio's lattice (`exact::ratio_sum`) when it computes the k = 0 pair in fewer
+/// products than the windows would (automatic engine, one message, several outputs), refusing
+/// with the estimate when even it would exceed `--max-seconds` or the memory limit.
+fn ratio_route<S: Scalar>(
+    mechanism: &Mechanism,
+    n: usize,
+    plan: &Plan,
+    channel: &Channel<S>,
+    options: &PairOptions,
+    ctx: &S::Ctx,
+) -> Result<Option<RatioLattice>> {
+    if options.engine != Engine::Auto || plan.route != Route::Window || plan.messages != 1 {
+        return Ok(None);
+    }
+    let Some(lattice) = RatioLattice::of(mechanism) else {
+        return Ok(None);
+    };
+    let Some(points) = lattice.points(n) else {
+        return Ok(None);
+    };
+    let rows = channel
+        .w
+        .clone()
+        .map(|w| w.iter().map(|x| x.approx_f64()).collect::<Vec<f64>>());
+    let kernel = S::from_nonneg_f64(1.0, 0, ctx).is_some();
+    let d = mechanism.d() as f64;
+    let window_work = estimated_group_work(
+        (n - 1, 0),
+        [&rows[0], &rows[1]],
+        plan.tau_bits,
+        plan.states as f64,
+        kernel,
+    ) + 2.0 * d * plan.states as f64;
+    let work = lattice.estimated_work(n, &rows[0], plan.tau_bits);
+    // Whole runs cost about 12 ns per lattice product and 25–60 ns per estimated window product
+    // (release build, 2 cores: ternary.toml at n = 10³–10⁴, bundled at m = 2, 3); below
+    // `RATIO_ROUTE_FROM` window products both take well under a second, and the windows keep
+    // their histograms (reports, cross-checks).
+    if window_work < RATIO_ROUTE_FROM || work >= 2.0 * window_work {
+        return Ok(None);
+    }
+    let bytes = (points as u64)
+        .saturating_mul(3)
+        .saturating_mul(S::estimated_bytes(n, ctx));
+    if bytes > options.memory_limit {
+        return Err(Error::TooLarge(format!(
+            "the k = 0 pair on the canonical ratio's lattice would hold 3 arrays of {points} points, estimated {} GiB with the {} backend, over the {} GiB limit (raise --max-memory-gib or use a smaller n)",
+            gib(bytes),
+            S::BACKEND,
+            gib(options.memory_limit)
+        )));
+    }
+    let mut scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
+    if S::BACKEND != "interval" {
+        scale *= SLOWER_THAN_VALUE_SIZE;
+    }
+    let seconds = work * SECONDS_PER_LATTICE_PRODUCT * scale;
+    if seconds > options.time_limit_seconds {
+        return Err(Error::TooLarge(format!(
+            "the k = 0 pair on the canonical ratio's lattice ({points} points, the windows would need more) would take about {work:.2e} products, an estimated {} with the {} backend, over --max-seconds {} (raise it or use a smaller n)",
+            duration_text(seconds),
+            S::BACKEND,
+            duration_text(options.time_limit_seconds)
+        )));
+    }
+    Ok(Some(lattice))
+}
+
+/// The estimated window products from which the k = 0 pair may take the lattice route.
+const RATIO_ROUTE_FROM: f64 = 1e7;
+
+/// Seconds per estimated lattice product with f64 intervals, whole runs (measured 7–13 ns:
+/// ternary.toml at n = 10³–10⁴, bundled ternary m = 2 at n = 35–100, bundled binary RR m = 3
+/// at n = 1000, 3-symbol RR at n = 3·10⁴); other backends scale with their value size.
+const SECONDS_PER_LATTICE_PRODUCT: f64 = 1.5e-8;
 
 /// Seconds per estimated product of windowed steps (a background's or a group's) with f64 intervals (whole runs,
 /// release build, 2 cores: 1.5·10⁻⁹ s at n = 3001 and 10001, the estimate being an upper

@@ -328,7 +328,7 @@ impl PairSource for ExperimentQuery {
     }
 
     /// A limit experiment's omitted part is bounded by its own structure (`Omission`).
-    fn build<S: Scalar>(&self, ctx: &S::Ctx, _bounded_ratio: bool) -> Result<Built<S>> {
+    fn build<S: Scalar>(&self, ctx: &S::Ctx) -> Result<Built<S>> {
         match &self.experiment.model {
             Model::Lattice(field) => Ok(Built {
                 law: lattice::pair_law(field, ctx)?,

@@ -433,8 +433,9 @@ fn extreme_inputs_fail_cleanly_or_succeed() {
     // The picture spans ε from 0, where δ is positive, so it can be drawn.
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(run.stdout.contains("ln(1e400)") && run.stdout.contains("plot: "));
-    // A huge alphabet kept as it is (--no-reduce) is refused by the memory guard, which counts
-    // the window's rows too; reduced (the default) it is three symbols.
+    // A huge alphabet kept as it is (--no-reduce) on windows is refused by the memory guard,
+    // which counts the window's rows too; the automatic engine answers on the canonical
+    // ratio's lattice (k = 0); reduced (the default) it is three symbols.
     let huge = [
         "delta",
         "-m",
@@ -448,9 +449,12 @@ fn extreme_inputs_fail_cleanly_or_succeed() {
         "--max-memory-gib",
         "0.01",
     ];
-    let run = cli(&[&huge[..], &["--no-reduce"]].concat());
+    let run = cli(&[&huge[..], &["--no-reduce", "--engine", "window"]].concat());
     assert_eq!(run.status, 2);
     assert!(run.stderr.contains("problem too large"));
+    let run = cli(&[&huge[..], &["--no-reduce"]].concat());
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("engine ratio"));
     let run = cli(&huge);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(run.stdout.contains("20000 outputs reduced to 3 classes"));

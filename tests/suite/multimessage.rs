@@ -14,6 +14,7 @@ use shufflecert::arith::exact::ExactCtx;
 use shufflecert::exact::curve::{Direction, delta_at_exp};
 use shufflecert::exact::law::PairLaw;
 use shufflecert::exact::pair::{Engine, PairOptions, pair_law};
+use shufflecert::exact::ratio_sum::RatioLattice;
 use shufflecert::mechanism::{Entry, Mechanism, Messages, load_mechanism};
 use shufflecert::multimessage::{
     bundled_chi2, bundled_ratio, chi2, type_probability, types, unbundled_chi2, unbundled_ratio,
@@ -255,6 +256,73 @@ fn truncated_pairs_enclose_the_exact_values() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The k = 0 pair on the canonical ratio's lattice (proofs-notes/ratio-lattice.md), truncated
+/// at the default and a coarse depth, encloses the exact histogram pair's curves; the CLI picks
+/// it for bundled types and agrees with `--engine window`.
+#[test]
+fn the_ratio_lattice_route_encloses_the_histogram_pair() {
+    let ternary = explicit(
+        &[(7, 10), (2, 10), (1, 10)],
+        &[(15, 100), (55, 100), (30, 100)],
+    );
+    let rr = load_mechanism("binary-rr:exp_eps0=3").unwrap();
+    for (base, m, n) in [(&ternary, 2, 20u64), (&rr, 3, 40)] {
+        let mm = sending(base, m, true).reduced().unwrap().mechanism;
+        let exact = pair_law::<Rational>(&mm, n, 0, &exact_options(Engine::Auto), &EXACT).unwrap();
+        let lattice = RatioLattice::of(&mm).unwrap();
+        let channel = mm.channel::<Interval>(&()).unwrap();
+        for bits in [Some(100), Some(14)] {
+            let approx = lattice.pair::<Interval>(n as usize, &channel, bits, &());
+            if bits == Some(14) {
+                assert!(approx.omitted > 0);
+            }
+            for c in thresholds() {
+                for dir in [Direction::Qp, Direction::Pq] {
+                    let e = delta_at_exp(&exact, dir, &c, &EXACT);
+                    let a = delta_at_exp(&approx, dir, &c, &());
+                    assert!(
+                        a.contains(e.lo().finite().unwrap()),
+                        "d = {} {bits:?} {dir:?} {c}: {a} ∌ {e}",
+                        base.d()
+                    );
+                }
+            }
+        }
+    }
+    let args = |engine: &str| {
+        cli_json(&[
+            "delta",
+            "-m",
+            "fixtures/mechanisms/ternary.toml",
+            "--messages",
+            "2",
+            "--bundled",
+            "--n",
+            "60",
+            "--k",
+            "0",
+            "--eps",
+            "0.5,1",
+            "--engine",
+            engine,
+        ])
+    };
+    let (auto, window) = (args("auto"), args("window"));
+    assert_eq!(auto["engine"], "ratio");
+    assert_eq!(window["engine"], "window");
+    for (a, w) in auto["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(window["results"].as_array().unwrap())
+    {
+        for key in ["delta_qp", "delta_pq"] {
+            let (a, w) = (enclosure(&a[key]), enclosure(&w[key]));
+            assert!(a.overlaps(&w), "{key}: {a} vs {w}");
         }
     }
 }

@@ -133,6 +133,8 @@ proptest! {
         let exact = pair_law::<Rational>(&m, n, k, &PairOptions::default(), &EXACT).unwrap();
         let target = Rational::from(target);
         let far = [Rational::from(1000), Rational::from(1_000_000)];
+        let orders = [Rational::from(2)];
+        let exact_divergences = divergences(&exact, &orders, &EXACT);
         for engine in [Engine::Auto, Engine::General, Engine::Window] {
             if engine == Engine::Window && m.d() < 3 {
                 continue;
@@ -156,6 +158,27 @@ proptest! {
                 }
                 let mpfr = pair_law::<MpfrInterval>(&m, n, k, &opts, &MPFR).unwrap();
                 assert_contains(&exact, &mpfr, &MPFR, "mpfr");
+                // Divergences of the truncated pair (divergences.md, "Truncated pairs with zero
+                // entries"): the supported lower bound and the closed-form singular terms.
+                if engine != Engine::Auto {
+                    continue;
+                }
+                let (e, v) = (&exact_divergences, divergences(&law, &orders, &()));
+                let pairs = [
+                    ("kl_qp", &e.kl_qp, &v.kl_qp),
+                    ("kl_pq", &e.kl_pq, &v.kl_pq),
+                    ("jsd", &e.jsd, &v.jsd),
+                    ("chi2", &e.chi2_qp, &v.chi2_qp),
+                    ("hellinger2", &e.hellinger2, &v.hellinger2),
+                    ("renyi_qp", &e.renyi_qp[0].1, &v.renyi_qp[0].1),
+                    ("renyi_pq", &e.renyi_pq[0].1, &v.renyi_pq[0].1),
+                ];
+                for (name, e, v) in pairs {
+                    match e.lo().finite() {
+                        None => prop_assert!(v.lo().finite().is_none(), "{} {:?}: {} but exact ∞", name, bits, v),
+                        Some(_) => prop_assert!(v.overlaps(e), "{} {:?} {:?}: {} vs exact {}", name, engine, bits, v, e),
+                    }
+                }
             }
         }
     }
