@@ -523,7 +523,7 @@ pub struct MessagesArgs {
     pub messages: Option<String>,
 
     /// With --messages: each user's M messages stay together as one symbol of Y^M (the
-    /// shuffler permutes users); needs rational entries (e.g. exp_eps0=3).
+    /// shuffler permutes users).
     #[arg(long)]
     pub bundled: bool,
 }

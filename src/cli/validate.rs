@@ -731,17 +731,6 @@ pub fn compare_messages_query(
         "compare-messages",
         "multi-message shuffling is defined here for binary inputs (Part I §9)",
     )?;
-    // The bundled model needs rational rows: refused now, not after the other models ran.
-    if !mechanism.is_rational() {
-        return Err(Error::argument(
-            "--mechanism",
-            format!(
-                "{} has entries in e^eps0 for a real eps0; compare-messages includes the bundled \
-                 model, which needs rational entries (give e^eps0 as a rational, e.g. exp_eps0=3)",
-                mechanism.name
-            ),
-        ));
-    }
     crate::multimessage::bundled(&mechanism, count.count)?;
     Ok(crate::multimessage::compare::MessagesQuery {
         mechanism,

@@ -93,14 +93,14 @@ impl Family {
                     let uniform = Entry::Exact(Rational::from((1, k)));
                     (uniform.clone(), uniform, None)
                 } else {
-                    let den = [Rational::from(1), m.clone()];
+                    let den = vec![Rational::from(1), m.clone()];
                     (
                         Entry::ExpFraction {
-                            num: [Rational::from(1), Rational::new()],
+                            num: vec![Rational::from(1), Rational::new()],
                             den: den.clone(),
                         },
                         Entry::ExpFraction {
-                            num: [Rational::new(), Rational::from(1)],
+                            num: vec![Rational::new(), Rational::from(1)],
                             den,
                         },
                         Some(eps0),

@@ -6,6 +6,7 @@
 
 mod family;
 pub(crate) mod parse;
+pub mod polynomial;
 pub mod randomizer;
 mod reduce;
 pub mod standard;
@@ -26,26 +27,13 @@ use rug::Rational;
 pub enum Entry {
     /// An exact rational.
     Exact(Rational),
-    /// `(num[0]·a + num[1]) / (den[0]·a + den[1])` with `a = e^{ε0}` irrational.
+    /// `num(a) / den(a)` with `a = e^{ε0}` irrational: polynomials in `a` with rational
+    /// coefficients, highest degree first (degree 1 for a family's entries, higher for bundled
+    /// messages' types).
     ExpFraction {
-        num: [Rational; 2],
-        den: [Rational; 2],
+        num: Vec<Rational>,
+        den: Vec<Rational>,
     },
-}
-
-/// `c[0]·e^eps0 + c[1]` as text.
-fn affine_text(c: &[Rational; 2]) -> String {
-    use crate::enclosure::exact_string;
-    let a = match &c[0] {
-        x if *x == 0 => None,
-        x if *x == 1 => Some("e^eps0".to_string()),
-        x => Some(format!("{}*e^eps0", exact_string(x))),
-    };
-    match (a, &c[1]) {
-        (None, b) => exact_string(b),
-        (Some(a), b) if *b == 0 => a,
-        (Some(a), b) => format!("{a} + {}", exact_string(b)),
-    }
 }
 
 impl Entry {
@@ -54,17 +42,16 @@ impl Entry {
         match self {
             Entry::Exact(q) => crate::enclosure::exact_string(q),
             Entry::ExpFraction { num, den } => {
-                format!("({})/({})", affine_text(num), affine_text(den))
+                format!("({})/({})", polynomial::text(num), polynomial::text(den))
             }
         }
     }
 
-    fn value_at(&self, a: &Rational) -> Rational {
+    /// The entry at `e^eps0 = a`, exactly.
+    pub(crate) fn value_at(&self, a: &Rational) -> Rational {
         match self {
             Entry::Exact(q) => q.clone(),
-            Entry::ExpFraction { num, den } => {
-                (Rational::from(&num[0] * a) + &num[1]) / (Rational::from(&den[0] * a) + &den[1])
-            }
+            Entry::ExpFraction { num, den } => polynomial::at(num, a) / polynomial::at(den, a),
         }
     }
 }
@@ -385,13 +372,12 @@ impl Mechanism {
                     let a = a
                         .as_ref()
                         .expect("a = e^eps0 is available for family entries");
-                    let n = a
-                        .mul(&S::from_rational(&num[0], ctx))
-                        .add(&S::from_rational(&num[1], ctx));
-                    let dd = a
-                        .mul(&S::from_rational(&den[0], ctx))
-                        .add(&S::from_rational(&den[1], ctx));
-                    n.div(&dd)
+                    let horner = |c: &[Rational]| {
+                        c.iter().fold(S::zero(ctx), |acc, x| {
+                            acc.mul(a).add(&S::from_rational(x, ctx))
+                        })
+                    };
+                    horner(num).div(&horner(den))
                 }
             }
         };

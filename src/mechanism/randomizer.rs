@@ -116,13 +116,13 @@ impl Randomizer {
     /// (restricted to some of its inputs).
     fn is_randomized_response(&self) -> bool {
         let m = Rational::from(self.d() as u64 - 1);
-        let den = [Rational::from(1), m];
+        let den = vec![Rational::from(1), m];
         let truthful = Entry::ExpFraction {
-            num: [Rational::from(1), Rational::new()],
+            num: vec![Rational::from(1), Rational::new()],
             den: den.clone(),
         };
         let other = Entry::ExpFraction {
-            num: [Rational::new(), Rational::from(1)],
+            num: vec![Rational::new(), Rational::from(1)],
             den,
         };
         let mut columns = std::collections::HashSet::new();

@@ -14,7 +14,7 @@
 //! that their sum is not again of the form `(u·a + v)/(s·a + t)`) is split into sub-classes
 //! that do: a finer partition is still sufficient, only less reduced.
 
-use super::{Entry, Mechanism};
+use super::{Entry, Mechanism, polynomial};
 use crate::error::Result;
 use rug::Rational;
 
@@ -33,29 +33,8 @@ pub struct Reduction {
 fn fraction(e: &Entry) -> (Vec<Rational>, Vec<Rational>) {
     match e {
         Entry::Exact(q) => (vec![q.clone()], vec![Rational::from(1)]),
-        Entry::ExpFraction { num, den } => (num.to_vec(), den.to_vec()),
+        Entry::ExpFraction { num, den } => (num.clone(), den.clone()),
     }
-}
-
-fn poly_mul(a: &[Rational], b: &[Rational]) -> Vec<Rational> {
-    let mut out = vec![Rational::new(); a.len() + b.len() - 1];
-    for (i, x) in a.iter().enumerate() {
-        for (j, y) in b.iter().enumerate() {
-            out[i + j] += Rational::from(x * y);
-        }
-    }
-    out
-}
-
-/// Equality of polynomials given highest degree first, possibly of different lengths.
-fn poly_eq(a: &[Rational], b: &[Rational]) -> bool {
-    let len = a.len().max(b.len());
-    let at = |p: &[Rational], i: usize| -> Rational {
-        (i + p.len())
-            .checked_sub(len)
-            .map_or(Rational::new(), |j| p[j].clone())
-    };
-    (0..len).all(|i| at(a, i) == at(b, i))
 }
 
 /// `W1(y)/W0(y) = W1(z)/W0(z)` for outputs with positive entries in both rows, exactly.
@@ -65,49 +44,57 @@ fn same_ratio(m: &Mechanism, y: usize, z: usize) -> bool {
     let (n0z, d0z) = fraction(&m.rows[0][z]);
     let (n1z, d1z) = fraction(&m.rows[1][z]);
     // (n1y/d1y)(d0y/n0y) = (n1z/d1z)(d0z/n0z)  ⟺  n1y d0y d1z n0z = n1z d0z d1y n0y.
-    let left = poly_mul(&poly_mul(&n1y, &d0y), &poly_mul(&d1z, &n0z));
-    let right = poly_mul(&poly_mul(&n1z, &d0z), &poly_mul(&d1y, &n0y));
-    poly_eq(&left, &right)
+    let left = polynomial::mul(&polynomial::mul(&n1y, &d0y), &polynomial::mul(&d1z, &n0z));
+    let right = polynomial::mul(&polynomial::mul(&n1z, &d0z), &polynomial::mul(&d1y, &n0y));
+    polynomial::equal(&left, &right)
+}
+
+/// The lowest power of `a` with a non-zero coefficient (the polynomial is not zero).
+fn pivot(p: &[Rational]) -> usize {
+    (0..p.len())
+        .find(|&j| polynomial::coefficient(p, j) != 0)
+        .expect("non-zero denominator")
 }
 
 /// True when the denominators of two entries are proportional (so the entries can be added
-/// over a common denominator).
+/// over a common denominator): `d_a · d_b[j] = d_b · d_a[j]` at the pivot `j` of `d_a`.
 fn proportional_denominators(a: &Entry, b: &Entry) -> bool {
-    let (da, db) = (pad(&fraction(a).1), pad(&fraction(b).1));
-    Rational::from(&da[0] * &db[1]) == Rational::from(&da[1] * &db[0])
+    let (da, db) = (fraction(a).1, fraction(b).1);
+    let j = pivot(&da);
+    let scaled = |p: &[Rational], c: &Rational| -> Vec<Rational> {
+        p.iter().map(|x| Rational::from(x * c)).collect()
+    };
+    polynomial::equal(
+        &scaled(&da, &polynomial::coefficient(&db, j)),
+        &scaled(&db, &polynomial::coefficient(&da, j)),
+    )
 }
 
 /// The sum of entries with proportional denominators, exactly.
 fn sum_entries(entries: &[&Entry]) -> Entry {
     // Common denominator: the first entry's.  Entry i = (num_i / λ_i) / den with
-    // den_i = λ_i · den, λ_i the ratio of a non-zero coefficient.
-    let den = pad(&fraction(entries[0]).1);
-    let pivot = den
+    // den_i = λ_i · den, λ_i the ratio of the pivot coefficients.
+    let den = fraction(entries[0]).1;
+    let j = pivot(&den);
+    let degree = entries
         .iter()
-        .position(|c| *c != 0)
-        .expect("non-zero denominator");
-    let mut num = [Rational::new(), Rational::new()];
+        .map(|e| fraction(e).0.len())
+        .max()
+        .unwrap_or(1);
+    let mut num = vec![Rational::new(); degree];
     for e in entries {
         let (n, d) = fraction(e);
-        let (n, d) = (pad(&n), pad(&d));
-        let lambda = Rational::from(&d[pivot] / &den[pivot]);
-        for (sum, c) in num.iter_mut().zip(&n) {
-            *sum += Rational::from(c / &lambda);
+        let lambda =
+            Rational::from(&polynomial::coefficient(&d, j) / &polynomial::coefficient(&den, j));
+        for (i, c) in n.iter().enumerate() {
+            num[degree - n.len() + i] += Rational::from(c / &lambda);
         }
     }
-    if num[0] == 0 && den[0] == 0 {
-        Entry::Exact(Rational::from(&num[1] / &den[1]))
+    let constant = |p: &[Rational]| (1..p.len()).all(|j| polynomial::coefficient(p, j) == 0);
+    if constant(&num) && constant(&den) {
+        Entry::Exact(polynomial::coefficient(&num, 0) / polynomial::coefficient(&den, 0))
     } else {
         Entry::ExpFraction { num, den }
-    }
-}
-
-/// A polynomial of degree ≤ 1 as `[coefficient of a, constant]`.
-fn pad(p: &[Rational]) -> [Rational; 2] {
-    match p {
-        [c] => [Rational::new(), c.clone()],
-        [a, c] => [a.clone(), c.clone()],
-        _ => unreachable!("entries are of degree ≤ 1 in a"),
     }
 }
 

@@ -14,7 +14,7 @@
 //! laws: the χ² of both models at k = 0 and their canonical likelihood ratios.
 
 use crate::error::{Error, Result};
-use crate::mechanism::{Entry, Mechanism, Messages};
+use crate::mechanism::{Entry, Mechanism, Messages, polynomial};
 use rug::ops::PowAssign;
 use rug::{Integer, Rational};
 
@@ -82,37 +82,51 @@ pub fn type_count(m: u32, d: usize) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// The multinomial coefficient `m! / Π t_y!` of a type.
+fn multinomial_coefficient(t: &[u32]) -> Integer {
+    let m: u32 = t.iter().sum();
+    t.iter()
+        .fold(Integer::from(Integer::factorial(m)), |c, &k| {
+            c / Integer::from(Integer::factorial(k))
+        })
+}
+
 /// `Mult(m, row)(t) = m! / Π t_y! · Π row_y^{t_y}`, exactly.
 pub fn type_probability(row: &[Rational], t: &[u32]) -> Rational {
-    let m: u32 = t.iter().sum();
-    let mut coefficient = Integer::from(Integer::factorial(m));
-    let mut p = Rational::from(1);
+    let mut p = Rational::from(multinomial_coefficient(t));
     for (w, &c) in row.iter().zip(t) {
-        coefficient /= Integer::from(Integer::factorial(c));
         let mut power = w.clone();
         power.pow_assign(c);
         p *= power;
     }
-    p * Rational::from(coefficient)
+    p
 }
 
-/// The bundled mechanism: outputs the types of m messages, `W_b′(t) = Mult(m, W_b)(t)`.
-/// Needs rational rows (a product of m entries in `e^{ε0}` is not of the symbolic form the
-/// engines take); refuses more than [`MAX_TYPES`] types.
+/// [`type_probability`] for entries in `e^{ε0}`: the numerators' and denominators' products,
+/// polynomials of degree up to m times the entries'.
+fn type_entry(row: &[Entry], t: &[u32]) -> Entry {
+    let mut num = vec![Rational::from(multinomial_coefficient(t))];
+    let mut den = vec![Rational::from(1)];
+    for (e, &c) in row.iter().zip(t) {
+        let (n, d) = match e {
+            Entry::Exact(q) => (vec![q.clone()], vec![Rational::from(1)]),
+            Entry::ExpFraction { num, den } => (num.clone(), den.clone()),
+        };
+        for _ in 0..c {
+            num = polynomial::mul(&num, &n);
+            den = polynomial::mul(&den, &d);
+        }
+    }
+    Entry::ExpFraction { num, den }
+}
+
+/// The bundled mechanism: outputs the types of m messages, `W_b′(t) = Mult(m, W_b)(t)`
+/// (entries in `e^{ε0}` become fractions of polynomials of degree up to m); refuses more than
+/// [`MAX_TYPES`] types.
 pub fn bundled(mechanism: &Mechanism, m: u32) -> Result<Mechanism> {
     if m == 0 {
         return Err(Error::argument("--messages", "must be at least 1"));
     }
-    let rows = mechanism.rational_rows().ok_or_else(|| {
-        Error::argument(
-            "--bundled",
-            format!(
-                "{} has entries in e^eps0 for a real eps0; bundled messages need rational \
-                 entries (give e^eps0 as a rational, e.g. exp_eps0=3)",
-                mechanism.name
-            ),
-        )
-    })?;
     let d = mechanism.d();
     let tau = type_count(m, d);
     if tau > MAX_TYPES {
@@ -125,9 +139,13 @@ pub fn bundled(mechanism: &Mechanism, m: u32) -> Result<Mechanism> {
         ));
     }
     let all = types(m, d);
+    let rows = mechanism.rational_rows();
     let row = |b: usize| -> Vec<Entry> {
         all.iter()
-            .map(|t| Entry::Exact(type_probability(&rows[b], t)))
+            .map(|t| match &rows {
+                Some(rows) => Entry::Exact(type_probability(&rows[b], t)),
+                None => type_entry(&mechanism.rows[b], t),
+            })
             .collect()
     };
     let outputs = all
@@ -142,7 +160,7 @@ pub fn bundled(mechanism: &Mechanism, m: u32) -> Result<Mechanism> {
         mechanism.name.clone(),
         Some(outputs),
         [row(0), row(1)],
-        None,
+        mechanism.eps0.clone(),
     )
 }
 

@@ -251,13 +251,7 @@ fn unbundled_is_at_most_bundled_and_both_are_single_message_at_one_message() {
 
 #[test]
 fn bundled_refuses_what_it_cannot_build() {
-    let rr = crate::mechanism::load_mechanism("binary-rr:eps0=1").unwrap();
-    assert!(
-        bundled(&rr, 2)
-            .unwrap_err()
-            .to_string()
-            .contains("rational")
-    );
+    // (A real ε0 is built: `bundled_types_of_a_real_eps0_are_polynomial_fractions`.)
     let rr = crate::mechanism::load_mechanism("binary-rr:exp_eps0=3").unwrap();
     assert!(bundled(&rr, 0).is_err());
     assert!(
@@ -273,4 +267,55 @@ fn bundled_refuses_what_it_cannot_build() {
         two.rational_rows().unwrap()[0],
         [q(9, 16), q(3, 8), q(1, 16)]
     );
+}
+
+/// Bundled types of a family with a real ε0 (entries `num(a)/den(a)` of degree ≤ m in
+/// `a = e^{ε0}`) are, at any rational `a`, exactly the types of the rows at `a`; and the pair's
+/// δ encloses that of `exp_eps0 = A` for a rational A within 10⁻⁶⁰ of `e^{ε0}`.
+#[test]
+fn bundled_types_of_a_real_eps0_are_polynomial_fractions() {
+    use crate::exact::curve::{Direction, delta};
+    use crate::exact::pair::{PairOptions, pair_law};
+    use crate::mechanism::load_mechanism;
+    let real = load_mechanism("k-rr:k=3,eps0=1,inputs=2").unwrap();
+    let typed = bundled(&real, 3).unwrap();
+    for a in [Rational::from(2), Rational::from((27, 10))] {
+        let rows = |m: &Mechanism, b: usize| -> Vec<Rational> {
+            m.rows[b].iter().map(|e| e.value_at(&a)).collect()
+        };
+        for b in 0..2 {
+            let at_a: Vec<Rational> = types(3, real.d())
+                .iter()
+                .map(|t| type_probability(&rows(&real, b), t))
+                .collect();
+            assert_eq!(rows(&typed, b), at_a);
+        }
+    }
+    // e to 70 digits.
+    let e = "2.718281828459045235360287471352662497757247093699959574966967627724077";
+    let close = load_mechanism(&format!("k-rr:k=3,exp_eps0={e},inputs=2")).unwrap();
+    let options = PairOptions::default();
+    for k in [0u64, 7] {
+        let with = |m: &Mechanism| {
+            let m = with_messages(
+                m,
+                Messages {
+                    count: 3,
+                    bundled: true,
+                },
+            )
+            .unwrap();
+            pair_law::<inari::Interval>(&m, 20, k, &options, &()).unwrap()
+        };
+        let (law_real, law_close) = (with(&real), with(&close));
+        for eps in [Rational::from((1, 4)), Rational::from(1)] {
+            for dir in [Direction::Qp, Direction::Pq] {
+                let (x, y) = (
+                    delta(&law_real, dir, &eps, &()),
+                    delta(&law_close, dir, &eps, &()),
+                );
+                assert!(x.overlaps(&y), "k = {k} {dir:?} ε = {eps}: {x} vs {y}");
+            }
+        }
+    }
 }

@@ -546,3 +546,56 @@ fn pages_render_in_chromium_without_a_script_error() {
         assert!(dom.contains("<svg"), "{p}: no picture");
     }
 }
+
+/// `compare-messages` has its own section: each ε's four models (and profiles), the ratios and
+/// the unbundled ≤ bundled verdicts, and a command line that writes the same certificate.
+#[test]
+fn compare_messages_pages_show_every_model_and_reproduce() {
+    let file = path("compare-messages.json");
+    let run = cli(&[
+        "compare-messages",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--n",
+        "12",
+        "--messages",
+        "2",
+        "--eps",
+        "0.5,1",
+        "--profile",
+        "--certificate",
+        &file,
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let cert = read_abs(&file);
+    let html = page(&cert, &valid(&cert), &file);
+    assert!(html.contains("compare-messages: 2 messages per user"));
+    assert_eq!(html.matches("<h3>ε = ").count(), 2);
+    for words in [
+        "single message, n = 12",
+        "single message, n·m = 24",
+        "2 messages, unbundled",
+        "2 messages, bundled",
+        "mechanism-wide δ_M (profile)",
+        "unbundled ≤ bundled (data processing)",
+    ] {
+        assert!(html.contains(words), "{words}");
+    }
+    assert!(!html.contains("does not know this kind"));
+    let start = html
+        .find("<h3>Reproduce</h3>")
+        .expect("a reproduce section");
+    let line = html[start..]
+        .lines()
+        .find_map(|l| l.strip_prefix("<pre>shufflecert "))
+        .expect("a command line");
+    let out = path("compare-messages-again.json");
+    let expected_out = file.replace(".json", ".reproduced.json");
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .map(|w| if w == expected_out { out.as_str() } else { w })
+        .collect();
+    let run = cli(&words);
+    assert_eq!(run.status, 0, "{line}: {}", run.stderr);
+    assert_eq!(stable(&read_abs(&out)), stable(&cert), "{line}");
+}

@@ -8,6 +8,7 @@ mod audit;
 mod bounds;
 mod command;
 mod compare;
+mod messages;
 mod pair;
 mod profile;
 
@@ -38,6 +39,7 @@ pub fn describe(cert: &Value, reproduced: &str) -> Kind {
         "profile" => profile::profile(cert),
         "audit" => audit::audit(cert),
         "compare" => compare::compare(cert),
+        "compare-messages" => messages::compare_messages(cert),
         "bounds" => bounds::bounds(cert),
         "check" if cert["report"]["mode"] == "shuffle-index" => asymptotic::index_check(cert),
         "check" => asymptotic::check(cert),
