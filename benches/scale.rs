@@ -4,7 +4,8 @@
 //! three-output profiles (the ternary channel at n = 2·10⁴, k-RR k = 20 on binary inputs at
 //! n = 5·10⁴) in ≤ 60 s each; a range audit of 20 claims in ≤ 1.5× one `bounds` run;
 //! `bounds` on a generic 40-input randomizer at n = 10⁴ in ≤ 30 s; Theorem 7.2's array (zero
-//! entries) at n = 3200 in ≤ 2 s.  Run one row with
+//! entries) at n = 3200 in ≤ 2 s, and the divergences of a mechanism with a zero entry on
+//! truncated windows.  Run one row with
 //! `cargo bench --bench scale -- "n=100000"`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -174,6 +175,24 @@ fn zero_entries(c: &mut Criterion) {
                 "fraction:1/2",
                 "--eps",
                 "0.5",
+            ])
+        })
+    });
+    group.finish();
+    // Divergences need the omitted part bounded with a ratio range reaching 0 (one-sided.toml:
+    // W1 never reports c): truncated windows too (divergences.md; 26 s on every histogram).
+    let mut group = c.benchmark_group("scale: one-sided, divergences at n=1600");
+    group.sample_size(10);
+    group.bench_function("k=800", |b| {
+        b.iter(|| {
+            run(&[
+                "divergences",
+                "-m",
+                "fixtures/mechanisms/one-sided.toml",
+                "--n",
+                "1600",
+                "--k",
+                "800",
             ])
         })
     });
