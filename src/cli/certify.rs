@@ -183,8 +183,13 @@ impl CertifiedPair for ExperimentQuery {
 
 /// The method of a pair computation.
 fn pair_method<Src: CertifiedPair, R>(source: &Src, computed: &Computed<R>) -> Value {
+    let route = if computed.engine == "ratio" {
+        "the pair (T_{n,0}, T_{n,1}) on the lattice of its likelihood ratio L_{n,0}, a sufficient statistic, from the lattice law of n - 1 users by the shift identities (Part I Lemma 4.2)"
+    } else {
+        source.route()
+    };
     json!({
-        "route": source.route(),
+        "route": route,
         "engine": computed.engine,
         "arithmetic": computed.arithmetic,
         "states": computed.states,

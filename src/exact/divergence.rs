@@ -324,6 +324,8 @@ fn supported_lower_bound<S: Transcendental>(
 ///   `f̃` decreases on `[0, 1]` and `f̃(l)/l` increases on `[1, ∞)` (convexity, `f̃(1) = 0`),
 ///   so each term `g(P, Q) ≤ max(f̃(0), K∞)·(P + Q)` and the sum is at most
 ///   `2ω·max(f̃(0), K∞)`.
+/// * When `R = [lo, ∞)` with `lo > 0` and `K∞` finite (KL(P‖Q) with zeros in W0 only):
+///   `f̃(l) ≤ f̃(lo) + K∞ (l − lo)` on R (convexity: `f̃' ≤ K∞`), so `ω (f̃(lo) + K∞)`.
 /// * When the ratio is a Poisson size-bias ratio `L = E_P[C/λ | x]` ([`Omission`]):
 ///   `f̃(l) ≤ c·max(1, l)^m` with `c = max(f̃(0), 1)` for KL(Q‖P), χ² (`m = 2`) and the Rényi
 ///   moment of order α (`m = max(2, ⌈α⌉)`); Jensen (`max(1, ·)^m` is convex) and
@@ -349,6 +351,16 @@ fn omitted_terms_bound<S: Transcendental>(
         (div.at_zero::<S>(ctx), div.at_infinity::<S>(ctx))
     {
         return Some(S::from_u64(2, ctx).mul(&omega).mul(&f0.max(&k_inf)));
+    }
+    // R = [lo, ∞) with lo > 0 and K∞ finite (KL(P‖Q) when only W0 has zeros): f̃ is convex
+    // with asymptotic slope K∞ ≥ f̃', so f̃(l) ≤ f̃(lo) + K∞ (l − lo) on R, and each omitted
+    // term `P_d f̃(Q_d/P_d) ≤ f̃(lo) P_d + K∞ Q_d`: at most `ω (f̃(lo) + K∞)` in all.
+    if law.ratio_hi.is_none() && law.ratio_lo > 0 {
+        if let Limit::Finite(k_inf) = div.at_infinity::<S>(ctx) {
+            let lo = S::from_rational(&law.ratio_lo, ctx);
+            let at_lo = Generator::new(div, ctx).f(&lo).pos_part();
+            return Some(omega.mul(&at_lo.add(&k_inf.pos_part())));
+        }
     }
     let lambda = law.omission.size_bias_qp.as_ref()?;
     let Limit::Finite(f0) = div.at_zero::<S>(ctx) else {

@@ -79,10 +79,33 @@ impl RatioLattice {
     /// About how many products [`RatioLattice::pair`] makes over n users: `d` per point of each
     /// of the n − 1 steps' laws and `2d` per point of the pair.  After j steps the law spans at
     /// most `j·max b + 1` points, and with truncation at `2^-tau_bits` about `2z·σ·√j` plus a
-    /// step, `σ²` the variance of `b_Y` under `w0` (doubles) and `z = √(2·tau·ln 2)` standard
-    /// deviations (sums over j taken as integrals).
+    /// step ([`RatioLattice::estimated_points`]; sums over j taken as integrals).
     pub fn estimated_work(&self, n: usize, w0: &[f64], tau_bits: Option<u32>) -> f64 {
-        let (d, span, n) = (self.offsets.len() as f64, self.span() as f64, n as f64);
+        let (d, span, n_f) = (self.offsets.len() as f64, self.span() as f64, n as f64);
+        let laws = match self.spread(w0, tau_bits) {
+            // Widths `span·j` up to the crossing `j = c`, then `spread·√j`.
+            Some(spread) if span > 0.0 => {
+                let c = (spread / span).powi(2).min(n_f);
+                span * c * c / 2.0 + spread * (2.0 / 3.0) * (n_f.powf(1.5) - c.powf(1.5))
+            }
+            _ => span * n_f * n_f / 2.0,
+        } + (span + 1.0) * n_f;
+        d * laws + 2.0 * d * self.estimated_points(n, w0, tau_bits)
+    }
+
+    /// About how many lattice points the pair over n users stores: at most `n·max b + 1`, and
+    /// with truncation about `2z·σ·√n` plus a step.
+    pub fn estimated_points(&self, n: usize, w0: &[f64], tau_bits: Option<u32>) -> f64 {
+        let full = self.span() as f64 * n as f64 + 1.0;
+        match self.spread(w0, tau_bits) {
+            Some(spread) => full.min(spread * (n as f64).sqrt() + self.span() as f64 + 1.0),
+            None => full,
+        }
+    }
+
+    /// `2z·σ` with `σ²` the variance of `b_Y` under `w0` (doubles) and `z = √(2·tau·ln 2)`
+    /// standard deviations (`None` without truncation).
+    fn spread(&self, w0: &[f64], tau_bits: Option<u32>) -> Option<f64> {
         let mean: f64 = w0
             .iter()
             .zip(&self.offsets)
@@ -93,20 +116,7 @@ impl RatioLattice {
             .zip(&self.offsets)
             .map(|(w, &b)| w * (b as f64 - mean).powi(2))
             .sum();
-        // Widths `span·j` up to the crossing `j = c`, then `spread·√j`.
-        let spread = tau_bits.map_or(f64::INFINITY, |t| {
-            2.0 * (2.0 * f64::from(t) * std::f64::consts::LN_2).sqrt() * var.sqrt()
-        });
-        let c = if span > 0.0 {
-            (spread / span).powi(2).min(n)
-        } else {
-            n
-        };
-        let laws = span * c * c / 2.0
-            + spread * (2.0 / 3.0) * (n.powf(1.5) - c.powf(1.5))
-            + (span + 1.0) * n;
-        let last = (span * n).min(spread * n.sqrt()) + span + 1.0;
-        d * laws + 2.0 * d * last
+        tau_bits.map(|t| 2.0 * (2.0 * f64::from(t) * std::f64::consts::LN_2).sqrt() * var.sqrt())
     }
 
     /// `L_{n,0}` at lattice point `s` of the pair over n users.
@@ -225,6 +235,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn estimates_are_finite_with_and_without_truncation() {
+        let lattice = RatioLattice::of(&fixture("ternary")).unwrap();
+        let w0 = [0.7, 0.2, 0.1];
+        for tau in [None, Some(100)] {
+            let (work, points) = (
+                lattice.estimated_work(2000, &w0, tau),
+                lattice.estimated_points(2000, &w0, tau),
+            );
+            assert!(work.is_finite() && work > 0.0, "{tau:?}: {work}");
+            assert!(
+                points.is_finite() && points <= 2000.0 * 78.0 + 1.0,
+                "{tau:?}: {points}"
+            );
+        }
+        // Untruncated: every point of every step, about d·span·n²/2 products.
+        let work = lattice.estimated_work(2000, &w0, None);
+        assert!(work >= 3.0 * 78.0 * 2000.0 * 1999.0 / 2.0);
     }
 
     #[test]

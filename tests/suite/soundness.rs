@@ -183,3 +183,43 @@ proptest! {
         }
     }
 }
+
+/// Zeros in W0 only: the ratio range is `[lo, ∞)` with `lo > 0`, and KL(P‖Q)'s omitted part is
+/// bounded by `ω (f̃(lo) + K∞)` (divergences.md): a truncated pair keeps a finite upper end that
+/// holds the exact value (review finding: it was `+∞`).
+#[test]
+fn kl_pq_of_a_truncated_pair_with_zeros_in_w0_stays_finite() {
+    let q = |a: i64, b: i64| shufflecert::mechanism::Entry::Exact(Rational::from((a, b)));
+    let m = Mechanism::new(
+        "test",
+        "zeros in W0 only".into(),
+        None,
+        [
+            vec![q(0, 1), q(1, 4), q(1, 4), q(1, 2)],
+            vec![q(1, 4), q(1, 8), q(3, 8), q(1, 4)],
+        ],
+        None,
+    )
+    .unwrap();
+    let orders = [Rational::from(2)];
+    for (n, k) in [(30u64, 0u64), (30, 12)] {
+        let exact = pair_law::<Rational>(&m, n, k, &PairOptions::default(), &EXACT).unwrap();
+        let e = divergences(&exact, &orders, &EXACT).kl_pq;
+        for bits in [None, Some(12)] {
+            let opts = PairOptions {
+                truncation_bits: bits,
+                ..PairOptions::default()
+            };
+            let law = pair_law::<Interval>(&m, n, k, &opts, &()).unwrap();
+            if bits.is_some() {
+                assert!(law.omitted > 0);
+            }
+            let v = divergences(&law, &orders, &()).kl_pq;
+            assert!(v.hi().finite().is_some(), "n = {n}, k = {k}, {bits:?}: {v}");
+            assert!(
+                v.overlaps(&e),
+                "n = {n}, k = {k}, {bits:?}: {v} vs exact {e}"
+            );
+        }
+    }
+}

@@ -129,9 +129,10 @@ fn computed_text<R>(computed: &Computed<R>, states: &str) -> String {
         computed.arithmetic, computed.engine
     );
     if computed.states > 0 {
-        // The ratio engine's states are values of L_{n,0}, each a set of histograms.
+        // The ratio engine's states are lattice points of L_{n,0} (values it may take), each a
+        // set of histograms.
         let states = if computed.engine == "ratio" {
-            "values of the k = 0 likelihood ratio"
+            "lattice points of the k = 0 likelihood ratio"
         } else {
             states
         };
