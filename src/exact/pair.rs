@@ -344,7 +344,7 @@ fn ratio_route<S: Scalar>(
     }
     // Beyond the memory limit the windows decide (they refuse, with their own estimate).
     let bytes = 3.0 * points * S::estimated_bytes(n, ctx) as f64;
-    if !(bytes <= options.memory_limit as f64) {
+    if bytes.is_nan() || bytes > options.memory_limit as f64 {
         return Ok(None);
     }
     let mut scale = (S::estimated_bytes(n, ctx) as f64 / 16.0).max(1.0);
