@@ -372,12 +372,32 @@ impl Mechanism {
                     let a = a
                         .as_ref()
                         .expect("a = e^eps0 is available for family entries");
-                    let horner = |c: &[Rational]| {
-                        c.iter().fold(S::zero(ctx), |acc, x| {
-                            acc.mul(a).add(&S::from_rational(x, ctx))
+                    // Horner's rule at x over the coefficients in the given order.
+                    let horner = |c: &mut dyn Iterator<Item = &Rational>, x: &S| {
+                        c.fold(S::zero(ctx), |acc, q| {
+                            acc.mul(x).add(&S::from_rational(q, ctx))
                         })
                     };
-                    horner(num).div(&horner(den))
+                    if num.len() <= 2 && den.len() <= 2 || a.f64_bounds().0 < 1.0 {
+                        return horner(&mut num.iter(), a).div(&horner(&mut den.iter(), a));
+                    }
+                    // Degree ≥ 2 (bundled types): `num(a)/den(a) = a^(Dn − Dd) num~(b)/den~(b)`
+                    // with `b = 1/a ≤ 1` and the reversed polynomials, so that `a^m` never
+                    // leaves the double range.
+                    let b = S::one(ctx).div(a);
+                    let value =
+                        horner(&mut num.iter().rev(), &b).div(&horner(&mut den.iter().rev(), &b));
+                    match num.len().cmp(&den.len()) {
+                        std::cmp::Ordering::Equal => value,
+                        std::cmp::Ordering::Less => value.mul(&crate::arith::power(
+                            &b,
+                            (den.len() - num.len()) as u64,
+                            ctx,
+                        )),
+                        std::cmp::Ordering::Greater => {
+                            value.mul(&crate::arith::power(a, (num.len() - den.len()) as u64, ctx))
+                        }
+                    }
                 }
             }
         };

@@ -125,6 +125,8 @@ impl Mechanism {
         let rational = self.rational_rows();
         let mut by_ratio: std::collections::HashMap<Option<Rational>, usize> =
             std::collections::HashMap::new();
+        let mut by_value: std::collections::HashMap<Option<[Rational; 2]>, Vec<usize>> =
+            std::collections::HashMap::new();
         for y in 0..d {
             let (z0, z1) = (self.is_zero(0, y), self.is_zero(1, y));
             if z0 && z1 {
@@ -155,9 +157,21 @@ impl Mechanism {
                 }
                 continue;
             }
-            match classes.iter_mut().find(|c| joins(c)) {
-                Some(class) => class.push(y),
-                None => classes.push(vec![y]),
+            // Entries in e^eps0: candidates share the ratio's values at a = 2 and a = 3 (equal
+            // ratios agree everywhere), then `joins` decides exactly.
+            let key = (!z0 && !z1).then(|| {
+                [2, 3].map(|a| {
+                    let a = Rational::from(a);
+                    self.rows[1][y].value_at(&a) / self.rows[0][y].value_at(&a)
+                })
+            });
+            let bucket = by_value.entry(key).or_default();
+            match bucket.iter().copied().find(|&c| joins(&classes[c])) {
+                Some(c) => classes[c].push(y),
+                None => {
+                    bucket.push(classes.len());
+                    classes.push(vec![y]);
+                }
             }
         }
         if classes.len() < 2 {

@@ -219,6 +219,20 @@ fn both_models_equal_brute_force_over_raw_messages() {
     }
 }
 
+/// Both curves of `approx` hold the exact pair's values at every threshold.
+fn assert_encloses(exact: &PairLaw<Rational>, approx: &PairLaw<Interval>, what: &str) {
+    for c in thresholds() {
+        for dir in [Direction::Qp, Direction::Pq] {
+            let e = delta_at_exp(exact, dir, &c, &EXACT);
+            let a = delta_at_exp(approx, dir, &c, &());
+            assert!(
+                a.contains(e.lo().finite().unwrap()),
+                "{what} {dir:?} {c}: {a} ∌ {e}"
+            );
+        }
+    }
+}
+
 #[test]
 fn truncated_pairs_enclose_the_exact_values() {
     let rr = load_mechanism("binary-rr:exp_eps0=3").unwrap();
@@ -244,17 +258,7 @@ fn truncated_pairs_enclose_the_exact_values() {
                 if bits.is_some() {
                     assert!(approx.omitted > 0 && approx.len() < exact.len());
                 }
-                for c in thresholds() {
-                    for dir in [Direction::Qp, Direction::Pq] {
-                        let e = delta_at_exp(&exact, dir, &c, &EXACT);
-                        let a = delta_at_exp(&approx, dir, &c, &());
-                        assert!(
-                            a.contains(e.lo().finite().unwrap()),
-                            "{} bundled={bundled} {dir:?} {c}: {a} ∌ {e}",
-                            base.d()
-                        );
-                    }
-                }
+                assert_encloses(&exact, &approx, &format!("{} bundled={bundled}", base.d()));
             }
         }
     }
@@ -280,17 +284,7 @@ fn the_ratio_lattice_route_encloses_the_histogram_pair() {
             if bits == Some(14) {
                 assert!(approx.omitted > 0);
             }
-            for c in thresholds() {
-                for dir in [Direction::Qp, Direction::Pq] {
-                    let e = delta_at_exp(&exact, dir, &c, &EXACT);
-                    let a = delta_at_exp(&approx, dir, &c, &());
-                    assert!(
-                        a.contains(e.lo().finite().unwrap()),
-                        "d = {} {bits:?} {dir:?} {c}: {a} ∌ {e}",
-                        base.d()
-                    );
-                }
-            }
+            assert_encloses(&exact, &approx, &format!("d = {} {bits:?}", base.d()));
         }
     }
     let args = |engine: &str| {
@@ -767,6 +761,41 @@ fn shards_of_a_multi_message_profile_merge_and_verify() {
 
 #[test]
 fn review_findings_stay_fixed() {
+    // helper-33: a real ε0 with many bundled messages: `a^m` beyond the double range is
+    // evaluated in 1/a (it panicked), and types too costly to build are refused up front.
+    let run = cli(&[
+        "delta",
+        "-m",
+        "binary-rr:eps0=360",
+        "--n",
+        "3",
+        "--k",
+        "0",
+        "--messages",
+        "2",
+        "--bundled",
+        "--eps",
+        "1",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_fails(
+        &[
+            "delta",
+            "-m",
+            "binary-rr:eps0=1",
+            "--n",
+            "2",
+            "--k",
+            "0",
+            "--messages",
+            "400",
+            "--bundled",
+            "--eps",
+            "1",
+        ],
+        "--messages: 400 bundled messages over 2 outputs with a real eps0",
+    );
+
     use crate::certificates::{certify, tampered, verify};
     // `check --eps` with m unbundled messages converts ε to t with μ = √(m·I_π/n), and its
     // certificate verifies.

@@ -196,21 +196,9 @@ fn reconstructed_commands_reproduce_the_certificate() {
         let file = fixture(name);
         let cert = read(&file);
         let html = page(&cert, &valid(&cert), &file);
-        let start = html
-            .find("<h3>Reproduce</h3>")
-            .expect("a reproduce section");
-        let line = html[start..]
-            .lines()
-            .find_map(|l| l.strip_prefix("<pre>shufflecert "))
-            .expect("a command line");
-        assert!(!line.contains('\'') && !line.contains('&'), "{line}");
         let out = path(&format!("reproduced-{name}"));
-        let expected_out = file.replace(".json", ".reproduced.json");
-        let words: Vec<&str> = line
-            .split_whitespace()
-            .map(|w| if w == expected_out { out.as_str() } else { w })
-            .collect();
-        let run = cli(&words);
+        let (line, run) = reproduce(&html, &file, &out);
+        assert!(!line.contains('\'') && !line.contains('&'), "{line}");
         assert!(
             run.status == 0 || run.status == 1,
             "{name}: {line}: {}",
@@ -219,6 +207,24 @@ fn reconstructed_commands_reproduce_the_certificate() {
         let again = read_abs(&out);
         assert_eq!(stable(&again), stable(&cert), "{name}: {line}");
     }
+}
+
+/// Runs the page's reproduce line for certificate `file`, writing to `out` instead of the
+/// sibling it names; returns the line and the run.
+fn reproduce(html: &str, file: &str, out: &str) -> (String, Run) {
+    let start = html
+        .find("<h3>Reproduce</h3>")
+        .expect("a reproduce section");
+    let line = html[start..]
+        .lines()
+        .find_map(|l| l.strip_prefix("<pre>shufflecert "))
+        .expect("a command line");
+    let expected_out = file.replace(".json", ".reproduced.json");
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .map(|w| if w == expected_out { out } else { w })
+        .collect();
+    (line.to_string(), cli(&words))
 }
 
 fn read_abs(file: &str) -> Value {
@@ -570,6 +576,34 @@ fn compare_messages_pages_show_every_model_and_reproduce() {
     let cert = read_abs(&file);
     let html = page(&cert, &valid(&cert), &file);
     assert!(html.contains("compare-messages: 2 messages per user"));
+    // A multi-message pair certificate's line keeps its messages (helper-33).
+    let pair_file = path("bundled-delta.json");
+    let run = cli(&[
+        "delta",
+        "-m",
+        "binary-rr:exp_eps0=3",
+        "--messages",
+        "2",
+        "--bundled",
+        "--n",
+        "5",
+        "--k",
+        "1",
+        "--eps",
+        "1",
+        "--certificate",
+        &pair_file,
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let pair_cert = read_abs(&pair_file);
+    let pair_html = page(&pair_cert, &valid(&pair_cert), &pair_file);
+    let (line, run) = reproduce(&pair_html, &pair_file, &path("bundled-delta-again.json"));
+    assert!(line.contains("--messages 2 --bundled"), "{line}");
+    assert_eq!(run.status, 0, "{line}: {}", run.stderr);
+    assert_eq!(
+        stable(&read_abs(&path("bundled-delta-again.json"))),
+        stable(&pair_cert)
+    );
     assert_eq!(html.matches("<h3>ε = ").count(), 2);
     for words in [
         "single message, n = 12",
@@ -582,20 +616,8 @@ fn compare_messages_pages_show_every_model_and_reproduce() {
         assert!(html.contains(words), "{words}");
     }
     assert!(!html.contains("does not know this kind"));
-    let start = html
-        .find("<h3>Reproduce</h3>")
-        .expect("a reproduce section");
-    let line = html[start..]
-        .lines()
-        .find_map(|l| l.strip_prefix("<pre>shufflecert "))
-        .expect("a command line");
     let out = path("compare-messages-again.json");
-    let expected_out = file.replace(".json", ".reproduced.json");
-    let words: Vec<&str> = line
-        .split_whitespace()
-        .map(|w| if w == expected_out { out.as_str() } else { w })
-        .collect();
-    let run = cli(&words);
+    let (line, run) = reproduce(&html, &file, &out);
     assert_eq!(run.status, 0, "{line}: {}", run.stderr);
     assert_eq!(stable(&read_abs(&out)), stable(&cert), "{line}");
 }

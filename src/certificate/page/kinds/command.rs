@@ -2,16 +2,25 @@
 
 use super::*;
 
-/// `shufflecert COMMAND -m GIVEN`.
+/// `shufflecert COMMAND -m GIVEN`, with `--messages M [--bundled]` for a multi-message
+/// mechanism (except `compare-messages`, whose own flags carry M).
 pub(super) fn base_command(cert: &Value) -> Option<Vec<String>> {
     let command = cert["command"].as_str()?;
     let given = cert["mechanism"]["given"].as_str()?;
-    Some(vec![
+    let mut line = vec![
         "shufflecert".into(),
         command.into(),
         "-m".into(),
         given.into(),
-    ])
+    ];
+    let messages = &cert["mechanism"]["exact"]["messages"];
+    if let (Some(count), false) = (messages["count"].as_u64(), command == "compare-messages") {
+        line.extend(["--messages".into(), count.to_string()]);
+        if messages["model"] == "bundled" {
+            line.push("--bundled".into());
+        }
+    }
+    Some(line)
 }
 
 /// The command line of a pair report, without its thresholds: `shufflecert COMMAND -m GIVEN
