@@ -267,12 +267,19 @@ pub fn two_blocks<S: Scalar>(
     if least.min(partial.smallest) < F_FLOOR {
         return None;
     }
-    // The largest count of any F: the corner's, plus one step per r and per s.
+    // `F_{r_min + i, s_min + j}` carries at most the corner's count plus one step's per step,
+    // `corner + per_step·(i + j)`; the largest is at `i + j = |a| + |b| − 2`.
     let f_rounds = corner_rounds + per_step * (a_len + b_len) as u64;
     // Each value of T: a(a)·b(b)·F (two more roundings), summed over at most min(|a|, |b|)
-    // pairs in partial results, which are then summed in a tree of at most |a| leaves.
+    // pairs in partial results, which are then summed in a tree of at most |a| leaves.  Every
+    // F of row N_1 has i + j = a_max + b_max − N_1 (i = a_max − a, j = b_max − b), so the row's
+    // count is that of its own F, not the largest of all.
     let ab_rounds = u64::from(a.rounds.iter().chain(&b.rounds).copied().max().unwrap_or(0));
-    let value_rounds = 2 * ab_rounds + f_rounds + 2 + a_len.min(b_len) as u64 + a_len as u64;
+    let sum_rounds = 2 * ab_rounds + corner_rounds + 2 + a_len.min(b_len) as u64 + a_len as u64;
+    let row_rounds = |n1: usize| {
+        let steps = (a_min + a_len - 1 + b_min + b_len - 1 - n1) as u64;
+        sum_rounds + per_step * steps
+    };
     // Omitted: the tails of the two first-coordinate windows, the pairs left out, and what the
     // chains dropped before any F (the corner's omission, the whole r chain, the most along one
     // s chain: every chain's sum is at most the largest sum with the largest count).
@@ -291,9 +298,10 @@ pub fn two_blocks<S: Scalar>(
         if row.is_empty() {
             continue;
         }
+        let rounds = row_rounds(n1_first + i);
         set_rows.push((vec![(n1_first + i) as u32], lo as u32, row.len() as u32));
         for value in row {
-            values.push(S::from_nonneg_f64(value, value_rounds, ctx)?);
+            values.push(S::from_nonneg_f64(value, rounds, ctx)?);
         }
     }
     let law = WindowedLaw {
@@ -383,10 +391,24 @@ mod tests {
             let mut seen = 0;
             for (i, value) in law.values.iter().enumerate() {
                 let h = law.set.histogram(i);
-                let t = truth[&(h[1], h[2])].to_f64();
+                let exact_value = &truth[&(h[1], h[2])];
                 let (lo, hi) = value.f64_bounds();
-                assert!(lo <= t * (1.0 + 1e-12), "{h:?}: {lo} > {t}");
-                assert!(t - hi <= omitted, "{h:?}: {t} − {hi} > {omitted}");
+                // In exact rationals: the lower end is at most the true value, and the upper end
+                // at least the true value less the omitted mass (rows carry their own counts).
+                let (lo_q, hi_q) = (
+                    Rational::from_f64(lo).unwrap(),
+                    Rational::from_f64(hi).unwrap(),
+                );
+                assert!(
+                    lo_q <= *exact_value,
+                    "{h:?}: {lo} > {}",
+                    exact_value.to_f64()
+                );
+                let t = exact_value.to_f64();
+                assert!(
+                    Rational::from(exact_value - &hi_q) <= law.omitted,
+                    "{h:?}: {t} − {hi} > {omitted}"
+                );
                 kept += lo;
                 seen += 1;
             }
