@@ -102,6 +102,16 @@ pub fn output_classes(r: &Randomizer, b: &Background, reduce: bool) -> Vec<Vec<u
     classes.into_iter().map(|(_, ys)| ys).collect()
 }
 
+/// The output alphabet a background pair's report shows: the number of outputs and each class
+/// of [`output_classes`] by its outputs' labels.
+pub fn alphabet_json(r: &Randomizer, b: &Background, reduce: bool) -> serde_json::Value {
+    let classes: Vec<Vec<&str>> = output_classes(r, b, reduce)
+        .iter()
+        .map(|ys| ys.iter().map(|&y| r.outputs[y].as_str()).collect())
+        .collect();
+    serde_json::json!({ "outputs": r.d(), "classes": classes })
+}
+
 /// The pair `(P, Q)` of the background `b` in backend `S` (see the module docs).
 pub fn background_pair<S: Scalar>(
     r: &Randomizer,

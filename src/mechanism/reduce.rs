@@ -114,6 +114,16 @@ fn class_label(labels: &[&str]) -> String {
 }
 
 impl Mechanism {
+    /// The output alphabet the engines run on, as reports show it: the sufficiency reduction's
+    /// [`Reduction::to_json`] with `reduce`, `{outputs, reduced: false}` without it (or when the
+    /// rows cannot be reduced).
+    pub fn alphabet_json(&self, reduce: bool) -> serde_json::Value {
+        match reduce.then(|| self.reduced()) {
+            Some(Ok(r)) => r.to_json(self),
+            _ => serde_json::json!({ "outputs": self.d(), "reduced": false }),
+        }
+    }
+
     /// The sufficiency reduction of this mechanism.  With fewer than two classes (both rows
     /// equal on their support) the mechanism is kept as it is, zero columns included: the
     /// engines need two outputs, and every curve is then 0 either way.

@@ -250,6 +250,22 @@ fn tampering_is_rejected() {
             "delta",
         ),
         (
+            "alphabet",
+            &delta,
+            true,
+            Box::new(|c: &mut Value| c["report"]["alphabet"]["outputs"] = json!(3)),
+            "report.alphabet",
+        ),
+        (
+            "profile-alphabet",
+            &profile,
+            true,
+            Box::new(|c: &mut Value| {
+                c["report"]["alphabet"] = json!({ "outputs": 2, "reduced": false })
+            }),
+            "report.alphabet",
+        ),
+        (
             "digest",
             &delta,
             false,

@@ -87,6 +87,19 @@ fn background_pairs_are_certified_and_checked_by_brute_force() {
             Box::new(|c| c["mechanism"]["exact"]["rows"][0][0] = json!("0.4")),
             "mechanism.exact",
         ),
+        (
+            // Nothing recomputed reads the alphabet: it is re-derived from the rows.
+            "alphabet",
+            Box::new(|c| {
+                let classes = c["report"]["alphabet"]["classes"].as_array_mut().unwrap();
+                let last = classes.pop().unwrap();
+                classes[0]
+                    .as_array_mut()
+                    .unwrap()
+                    .extend(last.as_array().unwrap().clone());
+            }),
+            "report.alphabet",
+        ),
     ];
     reject_all(&cert, "background", cases);
 }

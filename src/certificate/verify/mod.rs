@@ -342,8 +342,15 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
                 profile_inputs::verify_inputs_profile(&cert, &randomizer, &settings, &mut tally)?
             }
             "delta" | "epsilon" | "divergences" if !cert["report"]["background"].is_null() => {
+                let background = pair::background_of(&cert["report"], &randomizer)?;
+                let alphabet = crate::exact::background::alphabet_json(
+                    &randomizer,
+                    &background,
+                    settings.options.reduce,
+                );
+                check_alphabet(&cert["report"], alphabet, &mut tally);
                 let subject = PairSubject::Background {
-                    background: pair::background_of(&cert["report"], &randomizer)?,
+                    background,
                     randomizer: &randomizer,
                 };
                 verify_pair(&command, &cert["report"], &subject, &settings, &mut tally)?;
@@ -377,6 +384,16 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
     check_input_domain(&cert, &mechanism.domain_json(), meaning, &mut tally);
     let settings = resources.settings(&cert["settings"])?;
     let report = &cert["report"];
+    if matches!(
+        command.as_str(),
+        "delta" | "epsilon" | "divergences" | "profile"
+    ) {
+        check_alphabet(
+            report,
+            mechanism.alphabet_json(settings.options.reduce),
+            &mut tally,
+        );
+    }
     match command.as_str() {
         "delta" | "epsilon" | "divergences" => {
             let subject = PairSubject::Binary {
@@ -411,6 +428,17 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
         }
     }
     Ok(tally.finish(&command))
+}
+
+/// The report's `alphabet` (what the engines ran on) must be the one the rows give under the
+/// recorded settings: nothing recomputed reads it, so it is held here.
+fn check_alphabet(report: &Value, expected: Value, tally: &mut Tally) {
+    if report["alphabet"] != expected {
+        tally.problem(format!(
+            "report.alphabet: records {}, but the rows give {expected}",
+            report["alphabet"]
+        ));
+    }
 }
 
 /// Commands whose certificates only version 2 describes.

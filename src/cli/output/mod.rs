@@ -165,7 +165,7 @@ impl PairReport for PairQuery {
             "backend": self.backend.label(),
             "arithmetic": computed.arithmetic,
             "engine": computed.engine,
-            "alphabet": alphabet_json(&self.mechanism, &self.options),
+            "alphabet": self.mechanism.alphabet_json(self.options.reduce),
             "states": computed.states,
             "omitted_mass_bound": bound_text(&computed.omitted),
             "canonical_cross_check_states": computed.canonical_states_checked,
@@ -193,7 +193,6 @@ impl PairReport for BackgroundQuery {
     fn header_json<R>(&self, command: &str, computed: &Computed<R>) -> Value {
         let r = &self.randomizer;
         let b = &self.background;
-        let classes = output_classes(r, b, self.options.reduce);
         json!({
             "command": command,
             "certified": true,
@@ -209,13 +208,7 @@ impl PairReport for BackgroundQuery {
             "backend": self.backend.label(),
             "arithmetic": computed.arithmetic,
             "engine": computed.engine,
-            "alphabet": {
-                "outputs": r.d(),
-                "classes": classes
-                    .iter()
-                    .map(|ys| ys.iter().map(|&y| r.outputs[y].clone()).collect::<Vec<_>>())
-                    .collect::<Vec<_>>(),
-            },
+            "alphabet": crate::exact::background::alphabet_json(r, b, self.options.reduce),
             "states": computed.states,
             "omitted_mass_bound": bound_text(&computed.omitted),
         })
@@ -290,15 +283,6 @@ impl PairReport for ExperimentQuery {
             e.kind,
             e.pair_text().replace("; qp means delta_{Q||P}", "")
         ) + &computed_text(computed, "lattice states")
-    }
-}
-
-/// The output alphabet the engines ran on: `{outputs, reduced_outputs, classes, dropped}` with
-/// the sufficiency reduction, `{outputs, reduced: false}` with `--no-reduce`.
-pub(super) fn alphabet_json(mechanism: &Mechanism, options: &PairOptions) -> Value {
-    match options.reduce.then(|| mechanism.reduced()) {
-        Some(Ok(r)) => r.to_json(mechanism),
-        _ => json!({ "outputs": mechanism.d(), "reduced": false }),
     }
 }
 

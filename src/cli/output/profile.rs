@@ -97,7 +97,7 @@ pub fn profile_json(query: &ProfileQuery, p: &Profile) -> Value {
         "backend": query.backend.label(),
         "arithmetic": p.arithmetic,
         "engine": p.engine,
-        "alphabet": super::alphabet_json(&query.mechanism, &query.options),
+        "alphabet": query.mechanism.alphabet_json(query.options.reduce),
         "stats": {
             "pairs_evaluated": p.stats.pairs_evaluated,
             "k_pruned": p.stats.k_pruned,
