@@ -272,6 +272,40 @@ pub fn recorded_mechanism(
     }
 }
 
+/// For a certificate of randomized response given by a real ε0 (with its messages, if any):
+/// the recorded mechanism on rational rows at the two ends of the `bits`-bit bracket of
+/// `e^{ε0}` ([`Mechanism::rational_bracket`]), a route that never evaluates the entries in
+/// `e^{ε0}`.  `None` for any other mechanism.
+pub fn recorded_bracket(
+    cert: &Value,
+    meaning: FamilyMeaning,
+    bits: u32,
+) -> Result<Option<[Mechanism; 2]>> {
+    let source = crate::mechanism::MechanismSource {
+        spec: cert["mechanism"]["given"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        text: cert["mechanism"]["text"].as_str().map(str::to_string),
+    };
+    let Some(ends) = source.load_as(meaning)?.rational_bracket(bits) else {
+        return Ok(None);
+    };
+    match &cert["mechanism"]["exact"]["messages"] {
+        Value::Null => Ok(Some(ends)),
+        v => {
+            let messages = crate::mechanism::Messages::from_json(v).ok_or_else(|| {
+                Error::argument("mechanism.exact.messages", format!("unreadable: {v}"))
+            })?;
+            let [lo, hi] = ends;
+            Ok(Some([
+                crate::multimessage::with_messages(&lo, messages)?,
+                crate::multimessage::with_messages(&hi, messages)?,
+            ]))
+        }
+    }
+}
+
 /// How a certificate's family strings are read: 0.1.x wrote `k-rr:k=K,…` for the binary-input
 /// restriction, which 0.2.0 writes `k-rr:k=K,…,inputs=2` (CHANGELOG.md).
 pub fn family_meaning(cert: &Value) -> FamilyMeaning {

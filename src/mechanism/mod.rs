@@ -305,6 +305,61 @@ impl Mechanism {
         v
     }
 
+    /// Randomized response given by a real ε0 (`k-rr:…,eps0=…,inputs=2`, one message): each row
+    /// holds `e^{ε0}/(e^{ε0} + k − 1)` once, at its own output, and `1/(e^{ε0} + k − 1)`
+    /// elsewhere.  At a smaller `e^{ε0}` it is a post-processing of itself at a larger one (keep
+    /// the output with some probability, else draw it uniformly).
+    pub fn is_randomized_response(&self) -> bool {
+        let den = vec![Rational::from(1), Rational::from(self.d() as u64 - 1)];
+        let truthful = Entry::ExpFraction {
+            num: vec![Rational::from(1), Rational::new()],
+            den: den.clone(),
+        };
+        let other = Entry::ExpFraction {
+            num: vec![Rational::new(), Rational::from(1)],
+            den,
+        };
+        let at: Vec<Vec<usize>> = self
+            .rows
+            .iter()
+            .map(|row| (0..row.len()).filter(|&y| row[y] == truthful).collect())
+            .collect();
+        self.messages.is_none()
+            && self.eps0.as_ref().is_some_and(|e| *e > 0)
+            && at.iter().all(|ys| ys.len() == 1)
+            && at[0] != at[1]
+            && self
+                .rows
+                .iter()
+                .all(|row| row.iter().filter(|e| **e == other).count() == row.len() - 1)
+    }
+
+    /// For randomized response given by a real ε0: itself on rational rows at the two ends of
+    /// the `bits`-bit bracket `a_lo < e^{ε0} < a_hi`, between which every δ, ε and divergence
+    /// of the true mechanism lies (data processing, [`Mechanism::is_randomized_response`]).
+    /// `None` for any other mechanism.
+    pub fn rational_bracket(&self, bits: u32) -> Option<[Mechanism; 2]> {
+        let eps0 = self
+            .eps0
+            .as_ref()
+            .filter(|_| self.is_randomized_response())?;
+        let (a_lo, a_hi) = crate::arith::exp_bracket(eps0, bits);
+        let at = |a: &Rational| {
+            let row = |b: usize| {
+                self.rows[b]
+                    .iter()
+                    .map(|e| Entry::Exact(e.value_at(a)))
+                    .collect()
+            };
+            Mechanism {
+                rows: [row(0), row(1)],
+                eps0: None,
+                ..self.clone()
+            }
+        };
+        Some([at(&a_lo), at(&a_hi)])
+    }
+
     /// True when every entry is rational (so the exact backend applies).
     pub fn is_rational(&self) -> bool {
         self.rows

@@ -572,6 +572,69 @@ fn multi_message_certificates_verify_and_tampering_is_rejected() {
     assert_ne!(verify(&bad).0, 0);
 }
 
+/// Randomized response given by a real ε0 (one message, bundled, and every model of
+/// compare-messages) is also verified on rational rows at the two ends of the bracket of
+/// `e^{ε0}` (data processing), a route that never evaluates an entry in `e^{ε0}`: it holds a
+/// value moved just past the true one.
+#[test]
+fn real_eps0_certificates_are_held_on_the_bracket_of_exp_eps0() {
+    use crate::certificates::{certify, tampered, verify};
+    use shufflecert::enclosure::{exact_string, parse_rational};
+    const ROUTE: &str = "on rational rows at a_lo < e^eps0 < a_hi";
+    let single = [
+        "delta",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "30",
+        "--k",
+        "4",
+        "--eps",
+        "0.5",
+    ];
+    let mut bundled = single.to_vec();
+    bundled[2] = "k-rr:k=3,eps0=1,inputs=2";
+    bundled.extend(["--messages", "2", "--bundled"]);
+    for (args, name) in [
+        (&single[..], "bracket-single.json"),
+        (&bundled[..], "bracket-bundled.json"),
+    ] {
+        let (file, cert) = certify(args, name);
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "{report}");
+        assert!(report["routes"].to_string().contains(ROUTE), "{report}");
+        // Just above the certified upper end: disjoint from every route's enclosure.
+        let moved = tampered(&cert, &format!("moved-{name}"), true, |c| {
+            let field = &mut c["report"]["results"][0]["delta_qp"];
+            let hi = parse_rational(field["hi"].as_str().unwrap()).unwrap();
+            let above =
+                Rational::from(&hi * Rational::from((1_000_000_000_001u64, 1_000_000_000_000u64)));
+            field["lo"] = json!(exact_string(&above));
+            field["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
+        });
+        let (status, report) = verify(&moved);
+        assert_eq!(status, 1, "{report}");
+        assert!(report["problems"].to_string().contains(ROUTE), "{report}");
+    }
+    let compare = [
+        "compare-messages",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "6",
+        "--k",
+        "1",
+        "--messages",
+        "2",
+        "--eps",
+        "0.5",
+    ];
+    let (file, _) = certify(&compare, "bracket-compare.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(report["routes"].to_string().contains(ROUTE), "{report}");
+}
+
 #[test]
 fn compare_messages_reports_every_model_and_refuses_what_it_cannot_answer() {
     let v = cli_json(&[

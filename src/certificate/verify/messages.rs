@@ -2,7 +2,7 @@
 //! several messages, the raw-message reference among them), each model's profile by its proof,
 //! then the ratios and the data-processing check from the verified values.
 
-use super::pair::{PairSubject, verify_pair};
+use super::pair::{PairSubject, bracket_route, verify_pair};
 use super::profile::{ProfileProof, verify_profile};
 use super::{Tally, enclosure_at, higher_precision, u64_at, users_at};
 use crate::certificate::Settings;
@@ -77,6 +77,14 @@ pub(super) fn verify_compare_messages(
             k: ki,
         };
         verify_pair("delta", &r["pair"], &subject, settings, &mut sub)?;
+        let precision = subject.precision(settings, &r["pair"]);
+        if let Some([lo, hi]) = mechanism.rational_bracket(precision) {
+            let ends = [model.mechanism(&lo, m)?, model.mechanism(&hi, m)?];
+            let at = (ni, ki);
+            bracket_route(
+                "delta", &r["pair"], &ends, at, settings, precision, &mut sub,
+            )?;
+        }
         tally.absorb(&format!("report.models.{i}.pair."), sub);
         let mut profile_rows = Vec::new();
         match (profiled, r["profile"].is_null()) {

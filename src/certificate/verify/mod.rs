@@ -396,12 +396,23 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
     }
     match command.as_str() {
         "delta" | "epsilon" | "divergences" => {
+            let (n, k) = (
+                users_at(&report["n"], "report.n")?,
+                u64_at(&report["k"], "report.k")?,
+            );
             let subject = PairSubject::Binary {
                 mechanism: &mechanism,
-                n: users_at(&report["n"], "report.n")?,
-                k: u64_at(&report["k"], "report.k")?,
+                n,
+                k,
             };
-            verify_pair(&command, report, &subject, &settings, &mut tally)?
+            verify_pair(&command, report, &subject, &settings, &mut tally)?;
+            let precision = subject.precision(&settings, report);
+            if let Some(ends) = super::recorded_bracket(&cert, meaning, precision)? {
+                let at = (n, k);
+                pair::bracket_route(
+                    &command, report, &ends, at, &settings, precision, &mut tally,
+                )?;
+            }
         }
         "profile" => {
             let proof = ProfileProof {
