@@ -80,10 +80,7 @@ pub(super) fn verify_compare_messages(
         let precision = subject.precision(settings, &r["pair"]);
         if let Some([lo, hi]) = mechanism.rational_bracket(precision) {
             let ends = [model.mechanism(&lo, m)?, model.mechanism(&hi, m)?];
-            let at = (ni, ki);
-            bracket_route(
-                "delta", &r["pair"], &ends, at, settings, precision, &mut sub,
-            )?;
+            bracket_route("delta", &r["pair"], &ends, (ni, ki), settings, &mut sub)?;
         }
         tally.absorb(&format!("report.models.{i}.pair."), sub);
         let mut profile_rows = Vec::new();

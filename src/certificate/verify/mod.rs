@@ -408,10 +408,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
             verify_pair(&command, report, &subject, &settings, &mut tally)?;
             let precision = subject.precision(&settings, report);
             if let Some(ends) = super::recorded_bracket(&cert, meaning, precision)? {
-                let at = (n, k);
-                pair::bracket_route(
-                    &command, report, &ends, at, &settings, precision, &mut tally,
-                )?;
+                pair::bracket_route(&command, report, &ends, (n, k), &settings, &mut tally)?;
             }
         }
         "profile" => {

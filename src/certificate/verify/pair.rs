@@ -420,30 +420,34 @@ pub(super) fn verify_pair(
 }
 
 /// The route of [`crate::certificate::recorded_bracket`]: a pair report of randomized response
-/// given by a real ε0 held against the same pair on rational rows at `a_lo < e^{ε0} < a_hi`,
-/// both in MPFR at `precision`.  W at `a_lo` is a post-processing of W at `e^{ε0}`, itself one
-/// of W at `a_hi` (per message, so also for m messages bundled or not), so every δ, ε and
-/// divergence lies between the lower end at `a_lo` and the upper end at `a_hi`; nothing here
-/// evaluates an entry in `e^{ε0}`.
+/// given by a real ε0 held against the same pair on rational rows at `a_lo < e^{ε0} < a_hi`
+/// (the bracket's bits are the MPFR route's precision).  W at `a_lo` is a post-processing of W
+/// at `e^{ε0}`, itself one of W at `a_hi` (per message, so also for m messages bundled or not),
+/// so every δ, ε and divergence lies between the lower end at `a_lo` and the upper end at
+/// `a_hi`; nothing here evaluates an entry in `e^{ε0}`.  Both pairs run in f64 intervals without
+/// escalation: the MPFR route checks the digits, this one the construction.
 pub(super) fn bracket_route(
     command: &str,
     report: &Value,
     [lower, upper]: &[Mechanism; 2],
     (n, k): (u64, u64),
     settings: &Settings,
-    precision: u32,
     tally: &mut Tally,
 ) -> Result<()> {
-    let backend = Backend::Mpfr { precision };
-    let at_lower = pair_route(command, report, &pair_query(lower, n, k, settings, backend))?;
-    let at_upper = pair_route(command, report, &pair_query(upper, n, k, settings, backend))?;
-    let label =
-        format!("mpfr-{precision} on rational rows at a_lo < e^eps0 < a_hi (data processing)");
-    tally.route(label.clone());
+    let route = |m: &Mechanism| {
+        pair_route(
+            command,
+            report,
+            &pair_query(m, n, k, settings, Backend::Interval),
+        )
+    };
+    let (at_lower, at_upper) = (route(lower)?, route(upper)?);
+    let label = "interval on rational rows at a_lo < e^eps0 < a_hi (data processing)";
+    tally.route(label);
     for ((field, lo), (upper_field, hi)) in at_lower.values.iter().zip(&at_upper.values) {
         debug_assert_eq!(field, upper_field);
         let between = Enclosure::new(lo.lo().clone(), hi.hi().clone());
-        tally.recomputed(field, &between, &label);
+        tally.recomputed(field, &between, label);
     }
     Ok(())
 }
