@@ -628,11 +628,49 @@ fn real_eps0_certificates_are_held_on_the_bracket_of_exp_eps0() {
         "2",
         "--eps",
         "0.5",
+        "--profile",
     ];
     let (file, _) = certify(&compare, "bracket-compare.json");
     let (status, report) = verify(&file);
     assert_eq!(status, 0, "{report}");
-    assert!(report["routes"].to_string().contains(ROUTE), "{report}");
+    let routes = report["routes"].to_string();
+    assert!(
+        routes.contains(ROUTE) && routes.contains("profile on rational rows"),
+        "{routes}"
+    );
+    // A profile's rows too: the profile at both ends of the bracket.
+    let profile = [
+        "profile",
+        "-m",
+        "k-rr:k=3,eps0=1,inputs=2",
+        "--n",
+        "12",
+        "--messages",
+        "2",
+        "--bundled",
+        "--eps",
+        "0.5",
+    ];
+    let (file, cert) = certify(&profile, "bracket-profile.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+    assert!(
+        report["routes"]
+            .to_string()
+            .contains("profile on rational rows"),
+        "{report}"
+    );
+    let moved = tampered(&cert, "moved-bracket-profile.json", true, |c| {
+        let row = &mut c["report"]["results"][0]["delta_profile"];
+        let hi = parse_rational(row["hi"].as_str().unwrap()).unwrap();
+        let above = Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
+        row["lo"] = json!(exact_string(&above));
+        row["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
+    });
+    let (status, report) = verify(&moved);
+    assert_eq!(status, 1, "{report}");
+    let problems = report["problems"].to_string();
+    assert!(problems.contains("profile on rational rows"), "{problems}");
 }
 
 #[test]

@@ -112,6 +112,7 @@ pub fn verify_audit(
             method: &scan["method"],
             precision: higher_precision(settings),
             finer: precision,
+            bracket: None,
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
         // The proof must cover what the scan answers: every k of n, or the one pair k.

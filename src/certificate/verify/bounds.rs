@@ -67,6 +67,7 @@ pub(super) fn verify_bounds(
             method: &profile["method"],
             precision,
             finer: precision,
+            bracket: None,
         };
         let mechanism = r.pair(0, 1)?;
         let verified = verify_profile(&proof, &mechanism, settings, tally)?;

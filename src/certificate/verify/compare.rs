@@ -81,6 +81,7 @@ pub fn verify_compare(
             method: &scan["method"],
             precision,
             finer: precision,
+            bracket: None,
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
         if verified.n != n || verified.k_range != (0, n.saturating_sub(1)) {

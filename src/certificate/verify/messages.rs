@@ -78,9 +78,12 @@ pub(super) fn verify_compare_messages(
         };
         verify_pair("delta", &r["pair"], &subject, settings, &mut sub)?;
         let precision = subject.precision(settings, &r["pair"]);
-        if let Some([lo, hi]) = mechanism.rational_bracket(precision) {
-            let ends = [model.mechanism(&lo, m)?, model.mechanism(&hi, m)?];
-            bracket_route("delta", &r["pair"], &ends, (ni, ki), settings, &mut sub)?;
+        let bracket = match mechanism.rational_bracket(precision) {
+            Some([lo, hi]) => Some([model.mechanism(&lo, m)?, model.mechanism(&hi, m)?]),
+            None => None,
+        };
+        if let Some(ends) = &bracket {
+            bracket_route("delta", &r["pair"], ends, (ni, ki), settings, &mut sub)?;
         }
         tally.absorb(&format!("report.models.{i}.pair."), sub);
         let mut profile_rows = Vec::new();
@@ -92,6 +95,7 @@ pub(super) fn verify_compare_messages(
                     method: &rm["profile"],
                     precision: higher_precision(settings),
                     finer: higher_precision(settings),
+                    bracket: bracket.clone(),
                 };
                 verify_profile(&proof, &variant, settings, tally)?;
                 if r["profile"]["n"] != ni

@@ -412,12 +412,14 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
             }
         }
         "profile" => {
+            let precision = higher_precision(&settings);
             let proof = ProfileProof {
                 prefix: String::new(),
                 report,
                 method: &cert["method"],
-                precision: higher_precision(&settings),
-                finer: higher_precision(&settings),
+                precision,
+                finer: precision,
+                bracket: super::recorded_bracket(&cert, meaning, precision)?,
             };
             verify_profile(&proof, &mechanism, &settings, &mut tally)?;
             profile::check_shards(report, &cert["method"], &mut tally)?;

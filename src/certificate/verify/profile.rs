@@ -31,6 +31,10 @@ pub struct ProfileProof<'a> {
     /// The MPFR precision of a value that first recomputation does not settle (a refined audit
     /// scan's: `refined_bits` + 64, finer than its refined values); at least `precision`.
     pub finer: u32,
+    /// For randomized response given by a real ε0: the mechanism on rational rows at both ends
+    /// of a bracket of `e^{ε0}` (`Mechanism::rational_bracket`); each row is then also held
+    /// against the profile at the two ends (data processing, proofs-notes/certificates.md).
+    pub bracket: Option<[Mechanism; 2]>,
 }
 
 /// A node's range of k and the closures `(quantity, kind)` made there.
@@ -415,6 +419,30 @@ pub fn verify_profile(
             if upper_ok[i] {
                 tally.upper_shown(field);
             }
+        }
+    }
+    if let Some(ends_of_bracket) = &proof.bracket {
+        // Every pair (T_{n,k}, T_{n,k+1}) at a_lo is a post-processing of the pair at e^ε0, user
+        // by user, and that one of the pair at a_hi: so is each maximum over k.
+        let at = |m: &Mechanism| {
+            crate::progress::without_notes(|| {
+                crate::profile::profile(&ProfileQuery {
+                    mechanism: m.clone(),
+                    backend: Backend::Interval,
+                    with_ends: !ends.is_empty(),
+                    ..query.clone()
+                })
+            })
+        };
+        let (lower, upper) = (at(&ends_of_bracket[0])?, at(&ends_of_bracket[1])?);
+        let label = "profile on rational rows at a_lo < e^eps0 < a_hi (data processing)";
+        tally.route(label);
+        for (i, (field, _, _)) in rows.iter().enumerate() {
+            let between = Enclosure::new(
+                lower.rows[i].value.lo().clone(),
+                upper.rows[i].value.hi().clone(),
+            );
+            tally.recomputed(field, &between, label);
         }
     }
     Ok(VerifiedRows {
