@@ -1578,3 +1578,24 @@ fn certificates_of_mechanisms_with_zero_entries_verify() {
     }
     assert!(infinite >= 5, "only {infinite} cases with ε_M = +∞");
 }
+
+/// At a large ε0 the recomputed ε (a search stopped at a width) can be wider than the certified
+/// one at every precision; the witnesses (δ at `c_lo` above the target, at `c_hi` at most it)
+/// prove both ends by themselves (helper-34's reproduction: INVALID before).
+#[test]
+fn epsilon_ends_are_shown_by_their_witnesses() {
+    let args = [
+        "epsilon",
+        "-m",
+        "k-rr:k=3,eps0=300,inputs=2",
+        "--n",
+        "30",
+        "--k",
+        "3",
+        "--delta",
+        "1e-9",
+    ];
+    let (file, _) = certify(&args, "eps-witnesses.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
+}

@@ -562,6 +562,19 @@ fn multi_message_certificates_verify_and_tampering_is_rejected() {
         c["report"]["models"].as_array_mut().unwrap().pop();
     });
     assert_ne!(verify(&bad).0, 0);
+    // A sub-report's alphabet (read by no recomputation) is re-derived from its model's rows.
+    for part in ["pair", "profile"] {
+        let bad = tampered(&cert, &format!("mm-alphabet-{part}.json"), true, |c| {
+            c["report"]["models"][3][part]["alphabet"] = json!({ "outputs": 99, "reduced": false });
+        });
+        let (status, report) = verify(&bad);
+        assert_eq!(status, 1, "{part}: {report}");
+        let problems = report["problems"].to_string();
+        assert!(
+            problems.contains(&format!("models.3.{part}.")) && problems.contains("alphabet"),
+            "{problems}"
+        );
+    }
     // Swapping the unbundled and bundled models' reports.
     let bad = tampered(&cert, "mm-swap.json", true, |c| {
         let models = c["report"]["models"].as_array_mut().unwrap();

@@ -76,6 +76,8 @@ pub(super) fn verify_compare_messages(
             n: ni,
             k: ki,
         };
+        let alphabet = variant.alphabet_json(settings.options.reduce);
+        super::check_alphabet("", &r["pair"], alphabet, &mut sub);
         verify_pair("delta", &r["pair"], &subject, settings, &mut sub)?;
         let precision = subject.precision(settings, &r["pair"]);
         let bracket = match mechanism.rational_bracket(precision) {

@@ -404,7 +404,7 @@ pub(super) fn verify_pair(
             ball.hold(&recomputed.delta_rows, &label, tally);
         }
         if command == "epsilon" {
-            witnesses(report, &*query, &label, tally)?;
+            witnesses(report, &*query, &label, precision, tally)?;
         }
     }
     if command == "delta" {
@@ -764,7 +764,13 @@ fn witness_fields(report: &Value, precision: u32, tally: &mut Tally) -> Result<(
 /// ε certificates in one route: δ re-evaluated at each certified threshold (`δ(exp_eps_hi)`
 /// also held against `delta_at_exp_eps_hi`), and the pair's singular masses recomputed and held
 /// against `singular_mass`.
-fn witnesses(report: &Value, query: &dyn Recompute, route: &str, tally: &mut Tally) -> Result<()> {
+fn witnesses(
+    report: &Value,
+    query: &dyn Recompute,
+    route: &str,
+    precision: u32,
+    tally: &mut Tally,
+) -> Result<()> {
     let delta = report["delta"]
         .as_str()
         .and_then(parse_rational)
@@ -799,6 +805,12 @@ fn witnesses(report: &Value, query: &dyn Recompute, route: &str, tally: &mut Tal
             };
             tally.recomputed(&format!("{field}.singular_mass"), s, &label);
         }
+        // A witness that holds proves its end of ε by itself (epsilon-for-delta.md): δ(c_hi) ≤ D
+        // gives ε* ≤ ln c_hi ≤ ε.hi, and δ(c_lo) > D gives ε.lo ≤ ln c_lo ≤ ε* (δ is
+        // non-increasing); so the end is shown even when a recomputed ε is wider than the
+        // certified one (its search stops at a width, not at the precision).
+        let eps_field = format!("eps_{}", dir.key());
+        let eps = enclosure_at(&report[&eps_field], &eps_field)?;
         if let Some(hi) = threshold("exp_eps_hi") {
             let d = at(&hi)?;
             if !w["delta_at_exp_eps_hi"].is_null() {
@@ -809,6 +821,8 @@ fn witnesses(report: &Value, query: &dyn Recompute, route: &str, tally: &mut Tal
                     "{field}.exp_eps_hi: δ there is {d} ({route}), not certainly ≤ {}",
                     exact_string(&delta)
                 ));
+            } else if eps.hi() >= &Endpoint::Finite(ln_bracket(&hi, precision).1) {
+                tally.upper_shown(&eps_field);
             }
         }
         if let Some(lo) = threshold("exp_eps_lo").filter(|c| *c > 1) {
@@ -818,6 +832,8 @@ fn witnesses(report: &Value, query: &dyn Recompute, route: &str, tally: &mut Tal
                     "{field}.exp_eps_lo: δ there is {d} ({route}), not certainly > {}",
                     exact_string(&delta)
                 ));
+            } else if eps.lo() <= &Endpoint::Finite(ln_bracket(&lo, precision).0) {
+                tally.lower_shown(&eps_field, &label);
             }
         }
     }

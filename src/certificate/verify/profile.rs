@@ -100,6 +100,13 @@ pub fn verify_profile(
     // reaches it; its upper end by every k being covered — by recomputed pairs below it, or by
     // closed ranges that their node pairs bear out.
     let rows = profile_rows(prefix, report, &quantities)?;
+    // What the engines ran on, held like the top-level reports' (nothing recomputed reads it).
+    super::check_alphabet(
+        prefix,
+        report,
+        m.alphabet_json(settings.options.reduce),
+        tally,
+    );
     check_top_level_row(prefix, report, tally);
     check_labels(prefix, report, &quantities, n, (a, b), &ends, tally);
     for (field, value, _) in &rows {
