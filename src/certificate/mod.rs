@@ -246,21 +246,19 @@ impl<'a> Subject<'a> {
     }
 }
 
-/// The binary-input mechanism a certificate records, as given (`mechanism.given`, `text`) and
-/// with the messages its exact form records (`mechanism.exact.messages`, Part I §9): what a
-/// verifier compares with `mechanism.exact` and recomputes.
-pub fn recorded_mechanism(
-    cert: &Value,
-    meaning: FamilyMeaning,
-) -> Result<crate::mechanism::Mechanism> {
-    let source = crate::mechanism::MechanismSource {
+/// How the certificate's mechanism was given (`mechanism.given` and `mechanism.text`).
+fn recorded_source(cert: &Value) -> crate::mechanism::MechanismSource {
+    crate::mechanism::MechanismSource {
         spec: cert["mechanism"]["given"]
             .as_str()
             .unwrap_or_default()
             .to_string(),
         text: cert["mechanism"]["text"].as_str().map(str::to_string),
-    };
-    let mechanism = source.load_as(meaning)?;
+    }
+}
+
+/// `mechanism` with the messages the certificate's exact form records, if any.
+fn with_recorded_messages(cert: &Value, mechanism: Mechanism) -> Result<Mechanism> {
     match &cert["mechanism"]["exact"]["messages"] {
         Value::Null => Ok(mechanism),
         v => {
@@ -272,6 +270,13 @@ pub fn recorded_mechanism(
     }
 }
 
+/// The mechanism a certificate was computed for: its source read with `meaning` (the version
+/// that wrote it), with the messages its exact form records (`mechanism.exact.messages`, Part I
+/// §9): what a verifier compares with `mechanism.exact` and recomputes.
+pub fn recorded_mechanism(cert: &Value, meaning: FamilyMeaning) -> Result<Mechanism> {
+    with_recorded_messages(cert, recorded_source(cert).load_as(meaning)?)
+}
+
 /// For a certificate of randomized response given by a real ε0 (with its messages, if any):
 /// the recorded mechanism on rational rows at the two ends of the `bits`-bit bracket of
 /// `e^{ε0}` ([`Mechanism::rational_bracket`]), a route that never evaluates the entries in
@@ -281,29 +286,16 @@ pub fn recorded_bracket(
     meaning: FamilyMeaning,
     bits: u32,
 ) -> Result<Option<[Mechanism; 2]>> {
-    let source = crate::mechanism::MechanismSource {
-        spec: cert["mechanism"]["given"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        text: cert["mechanism"]["text"].as_str().map(str::to_string),
-    };
-    let Some(ends) = source.load_as(meaning)?.rational_bracket(bits) else {
+    let Some([lo, hi]) = recorded_source(cert)
+        .load_as(meaning)?
+        .rational_bracket(bits)
+    else {
         return Ok(None);
     };
-    match &cert["mechanism"]["exact"]["messages"] {
-        Value::Null => Ok(Some(ends)),
-        v => {
-            let messages = crate::mechanism::Messages::from_json(v).ok_or_else(|| {
-                Error::argument("mechanism.exact.messages", format!("unreadable: {v}"))
-            })?;
-            let [lo, hi] = ends;
-            Ok(Some([
-                crate::multimessage::with_messages(&lo, messages)?,
-                crate::multimessage::with_messages(&hi, messages)?,
-            ]))
-        }
-    }
+    Ok(Some([
+        with_recorded_messages(cert, lo)?,
+        with_recorded_messages(cert, hi)?,
+    ]))
 }
 
 /// How a certificate's family strings are read: 0.1.x wrote `k-rr:k=K,…` for the binary-input

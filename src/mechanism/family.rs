@@ -93,18 +93,8 @@ impl Family {
                     let uniform = Entry::Exact(Rational::from((1, k)));
                     (uniform.clone(), uniform, None)
                 } else {
-                    let den = vec![Rational::from(1), m.clone()];
-                    (
-                        Entry::ExpFraction {
-                            num: vec![Rational::from(1), Rational::new()],
-                            den: den.clone(),
-                        },
-                        Entry::ExpFraction {
-                            num: vec![Rational::new(), Rational::from(1)],
-                            den,
-                        },
-                        Some(eps0),
-                    )
+                    let [truthful, other] = Entry::randomized_response(k as usize);
+                    (truthful, other, Some(eps0))
                 }
             }
         };

@@ -54,6 +54,39 @@ impl Entry {
             Entry::ExpFraction { num, den } => polynomial::at(num, a) / polynomial::at(den, a),
         }
     }
+
+    /// The two entries of k-ary randomized response given by a real ε0: the truthful output's
+    /// `e^{ε0}/(e^{ε0} + k − 1)` and every other's `1/(e^{ε0} + k − 1)`.
+    pub(crate) fn randomized_response(k: usize) -> [Entry; 2] {
+        let den = vec![Rational::from(1), Rational::from(k as u64 - 1)];
+        [
+            Entry::ExpFraction {
+                num: vec![Rational::from(1), Rational::new()],
+                den: den.clone(),
+            },
+            Entry::ExpFraction {
+                num: vec![Rational::new(), Rational::from(1)],
+                den,
+            },
+        ]
+    }
+}
+
+/// Every row is k-ary randomized response given by a real ε0 ([`Entry::randomized_response`]
+/// with k the number of outputs): the truthful entry once, at an output of its own (a different
+/// one per row), the other everywhere else.
+pub(crate) fn rows_are_randomized_response(rows: &[Vec<Entry>]) -> bool {
+    let Some(d) = rows.first().map(Vec::len).filter(|&d| d >= 2) else {
+        return false;
+    };
+    let [truthful, other] = Entry::randomized_response(d);
+    let mut columns = std::collections::HashSet::new();
+    rows.iter().all(|row| {
+        let at: Vec<usize> = (0..row.len()).filter(|&y| row[y] == truthful).collect();
+        at.len() == 1
+            && columns.insert(at[0])
+            && row.iter().filter(|e| **e == other).count() == row.len() - 1
+    })
 }
 
 /// A binary-input local randomizer `b ↦ W_b`.
@@ -310,28 +343,9 @@ impl Mechanism {
     /// elsewhere.  At a smaller `e^{ε0}` it is a post-processing of itself at a larger one (keep
     /// the output with some probability, else draw it uniformly).
     pub fn is_randomized_response(&self) -> bool {
-        let den = vec![Rational::from(1), Rational::from(self.d() as u64 - 1)];
-        let truthful = Entry::ExpFraction {
-            num: vec![Rational::from(1), Rational::new()],
-            den: den.clone(),
-        };
-        let other = Entry::ExpFraction {
-            num: vec![Rational::new(), Rational::from(1)],
-            den,
-        };
-        let at: Vec<Vec<usize>> = self
-            .rows
-            .iter()
-            .map(|row| (0..row.len()).filter(|&y| row[y] == truthful).collect())
-            .collect();
         self.messages.is_none()
             && self.eps0.as_ref().is_some_and(|e| *e > 0)
-            && at.iter().all(|ys| ys.len() == 1)
-            && at[0] != at[1]
-            && self
-                .rows
-                .iter()
-                .all(|row| row.iter().filter(|e| **e == other).count() == row.len() - 1)
+            && rows_are_randomized_response(&self.rows)
     }
 
     /// For randomized response given by a real ε0: itself on rational rows at the two ends of

@@ -115,24 +115,8 @@ impl Randomizer {
     /// `1/(a + k − 1)` elsewhere, with `a = e^{ε0} > 1` and k outputs: k-ary randomized response
     /// (restricted to some of its inputs).
     fn is_randomized_response(&self) -> bool {
-        let m = Rational::from(self.d() as u64 - 1);
-        let den = vec![Rational::from(1), m];
-        let truthful = Entry::ExpFraction {
-            num: vec![Rational::from(1), Rational::new()],
-            den: den.clone(),
-        };
-        let other = Entry::ExpFraction {
-            num: vec![Rational::new(), Rational::from(1)],
-            den,
-        };
-        let mut columns = std::collections::HashSet::new();
         self.eps0.as_ref().is_some_and(|e| *e > 0)
-            && self.rows.iter().all(|row| {
-                let at: Vec<usize> = (0..row.len()).filter(|&y| row[y] == truthful).collect();
-                at.len() == 1
-                    && columns.insert(at[0])
-                    && row.iter().filter(|e| **e == other).count() == row.len() - 1
-            })
+            && super::rows_are_randomized_response(&self.rows)
     }
 
     /// Counts over the inputs as `input=count,…` (inputs with none left out; empty when all

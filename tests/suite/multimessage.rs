@@ -486,6 +486,25 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
     );
 }
 
+/// `compare-messages` of two messages at n = 6, k = 1, with profiles: small enough to certify
+/// and verify in a test.
+fn small_compare(mechanism: &'static str, eps: &'static str) -> [&'static str; 12] {
+    [
+        "compare-messages",
+        "-m",
+        mechanism,
+        "--n",
+        "6",
+        "--k",
+        "1",
+        "--messages",
+        "2",
+        "--eps",
+        eps,
+        "--profile",
+    ]
+}
+
 #[test]
 fn multi_message_certificates_verify_and_tampering_is_rejected() {
     use crate::certificates::{certify, tampered, verify};
@@ -537,21 +556,10 @@ fn multi_message_certificates_verify_and_tampering_is_rejected() {
     });
     assert_ne!(verify(&bad).0, 0);
 
-    let compare = [
-        "compare-messages",
-        "-m",
-        "binary-rr:exp_eps0=3",
-        "--n",
-        "6",
-        "--k",
-        "1",
-        "--messages",
-        "2",
-        "--eps",
-        "0.5,1",
-        "--profile",
-    ];
-    let (file, cert) = certify(&compare, "mm-compare.json");
+    let (file, cert) = certify(
+        &small_compare("binary-rr:exp_eps0=3", "0.5,1"),
+        "mm-compare.json",
+    );
     let (status, report) = verify(&file);
     assert_eq!(status, 0, "{report}");
     let bad = tampered(&cert, "mm-ratio.json", true, |c| {
@@ -629,21 +637,10 @@ fn real_eps0_certificates_are_held_on_the_bracket_of_exp_eps0() {
         assert_eq!(status, 1, "{report}");
         assert!(report["problems"].to_string().contains(ROUTE), "{report}");
     }
-    let compare = [
-        "compare-messages",
-        "-m",
-        "binary-rr:eps0=1",
-        "--n",
-        "6",
-        "--k",
-        "1",
-        "--messages",
-        "2",
-        "--eps",
-        "0.5",
-        "--profile",
-    ];
-    let (file, _) = certify(&compare, "bracket-compare.json");
+    let (file, _) = certify(
+        &small_compare("binary-rr:eps0=1", "0.5"),
+        "bracket-compare.json",
+    );
     let (status, report) = verify(&file);
     assert_eq!(status, 0, "{report}");
     let routes = report["routes"].to_string();
