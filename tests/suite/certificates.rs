@@ -1582,20 +1582,24 @@ fn certificates_of_mechanisms_with_zero_entries_verify() {
 /// At a large ε0 the recomputed ε (a search stopped at a width) can be wider than the certified
 /// one at every precision; the witnesses (δ at `c_lo` above the target, at `c_hi` at most it)
 /// prove both ends by themselves (helper-34's reproduction: INVALID before).
+/// The two-sided ε is the larger direction's: its ends follow from the directions' witnesses
+/// (k = 20, where the qp direction is the larger, failed for the two-sided lower end).
 #[test]
 fn epsilon_ends_are_shown_by_their_witnesses() {
-    let args = [
-        "epsilon",
-        "-m",
-        "k-rr:k=3,eps0=300,inputs=2",
-        "--n",
-        "30",
-        "--k",
-        "3",
-        "--delta",
-        "1e-9",
-    ];
-    let (file, _) = certify(&args, "eps-witnesses.json");
-    let (status, report) = verify(&file);
-    assert_eq!(status, 0, "{report}");
+    for k in ["3", "20"] {
+        let args = [
+            "epsilon",
+            "-m",
+            "k-rr:k=3,eps0=300,inputs=2",
+            "--n",
+            "30",
+            "--k",
+            k,
+            "--delta",
+            "1e-9",
+        ];
+        let (file, _) = certify(&args, &format!("eps-witnesses-{k}.json"));
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "k = {k}: {report}");
+    }
 }

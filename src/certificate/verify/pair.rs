@@ -785,6 +785,10 @@ fn witnesses(
     } else {
         None
     };
+    // What the held witnesses prove of each direction's ε*: a lower bound (ln c_lo's lower end)
+    // and an upper bound (ln c_hi's upper end); the two-sided ε* is the larger direction's.
+    let mut proved_below: Vec<Rational> = Vec::new();
+    let mut proved_above: Vec<Rational> = Vec::new();
     for dir in [Direction::Qp, Direction::Pq] {
         let w = &report["witnesses"][dir.key()];
         let threshold = |key: &str| w[key].as_str().and_then(parse_rational);
@@ -821,8 +825,12 @@ fn witnesses(
                     "{field}.exp_eps_hi: δ there is {d} ({route}), not certainly ≤ {}",
                     exact_string(&delta)
                 ));
-            } else if eps.hi() >= &Endpoint::Finite(ln_bracket(&hi, precision).1) {
-                tally.upper_shown(&eps_field);
+            } else {
+                let above = ln_bracket(&hi, precision).1;
+                if eps.hi() >= &Endpoint::Finite(above.clone()) {
+                    tally.upper_shown(&eps_field);
+                }
+                proved_above.push(above);
             }
         }
         if let Some(lo) = threshold("exp_eps_lo").filter(|c| *c > 1) {
@@ -832,10 +840,28 @@ fn witnesses(
                     "{field}.exp_eps_lo: δ there is {d} ({route}), not certainly > {}",
                     exact_string(&delta)
                 ));
-            } else if eps.lo() <= &Endpoint::Finite(ln_bracket(&lo, precision).0) {
-                tally.lower_shown(&eps_field, &label);
+            } else {
+                let below = ln_bracket(&lo, precision).0;
+                if eps.lo() <= &Endpoint::Finite(below.clone()) {
+                    tally.lower_shown(&eps_field, &label);
+                }
+                proved_below.push(below);
             }
         }
+    }
+    // ε*_two-sided = max(ε*_qp, ε*_pq): at least either direction's proven lower bound, and at
+    // most the larger proven upper bound when both directions have one.
+    let two_sided = enclosure_at(&report["eps_two_sided"], "eps_two_sided")?;
+    if let Some(below) = proved_below.into_iter().max()
+        && two_sided.lo() <= &Endpoint::Finite(below)
+    {
+        tally.lower_shown("eps_two_sided", &label);
+    }
+    if proved_above.len() == 2
+        && let Some(above) = proved_above.into_iter().max()
+        && two_sided.hi() >= &Endpoint::Finite(above)
+    {
+        tally.upper_shown("eps_two_sided");
     }
     Ok(())
 }
