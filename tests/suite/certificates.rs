@@ -1598,8 +1598,20 @@ fn epsilon_ends_are_shown_by_their_witnesses() {
             "--delta",
             "1e-9",
         ];
-        let (file, _) = certify(&args, &format!("eps-witnesses-{k}.json"));
+        let (file, cert) = certify(&args, &format!("eps-witnesses-{k}.json"));
         let (status, report) = verify(&file);
         assert_eq!(status, 0, "k = {k}: {report}");
+        // A witness e^ε below 1 is refused as such (it panicked in ln before).
+        for (i, bad) in ["0", "-1", "1/2"].into_iter().enumerate() {
+            let file = tampered(&cert, &format!("eps-witness-{k}-{i}.json"), true, |c| {
+                c["report"]["witnesses"]["qp"]["exp_eps_hi"] = json!(bad);
+            });
+            let (status, report) = verify(&file);
+            assert_eq!(status, 1, "{bad}: {report}");
+            assert!(
+                report["problems"].to_string().contains("exp_eps_hi"),
+                "{report}"
+            );
+        }
     }
 }

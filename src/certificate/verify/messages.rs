@@ -77,7 +77,7 @@ pub(super) fn verify_compare_messages(
             k: ki,
         };
         let alphabet = variant.alphabet_json(settings.options.reduce);
-        super::check_alphabet("", &r["pair"], alphabet, &mut sub);
+        super::check_alphabet("alphabet", &r["pair"], alphabet, &mut sub);
         verify_pair("delta", &r["pair"], &subject, settings, &mut sub)?;
         let precision = subject.precision(settings, &r["pair"]);
         let bracket = match mechanism.rational_bracket(precision) {

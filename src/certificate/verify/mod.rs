@@ -348,7 +348,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
                     &background,
                     settings.options.reduce,
                 );
-                check_alphabet("", &cert["report"], alphabet, &mut tally);
+                check_alphabet("report.alphabet", &cert["report"], alphabet, &mut tally);
                 let subject = PairSubject::Background {
                     background,
                     randomizer: &randomizer,
@@ -386,7 +386,7 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
     let report = &cert["report"];
     if matches!(command.as_str(), "delta" | "epsilon" | "divergences") {
         let alphabet = mechanism.alphabet_json(settings.options.reduce);
-        check_alphabet("", report, alphabet, &mut tally);
+        check_alphabet("report.alphabet", report, alphabet, &mut tally);
     }
     match command.as_str() {
         "delta" | "epsilon" | "divergences" => {
@@ -436,10 +436,11 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
 
 /// The report's `alphabet` (what the engines ran on) must be the one the rows give under the
 /// recorded settings: nothing recomputed reads it, so it is held here.
-fn check_alphabet(prefix: &str, report: &Value, expected: Value, tally: &mut Tally) {
+/// `path` names the field in problems.
+fn check_alphabet(path: &str, report: &Value, expected: Value, tally: &mut Tally) {
     if report["alphabet"] != expected {
         tally.problem(format!(
-            "{prefix}report.alphabet: records {}, but the rows give {expected}",
+            "{path}: records {}, but the rows give {expected}",
             report["alphabet"]
         ));
     }

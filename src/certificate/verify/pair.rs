@@ -727,7 +727,11 @@ fn witness_fields(report: &Value, precision: u32, tally: &mut Tally) -> Result<(
         }
         let eps = enclosure_at(&report[format!("eps_{}", dir.key())], "eps")?;
         let threshold = |key: &str| w[key].as_str().and_then(parse_rational);
-        if let Some(hi) = threshold("exp_eps_hi")
+        // e^ε of an ε ≥ 0 is at least 1 (and ln is taken of it only then).
+        if threshold("exp_eps_hi").is_some_and(|c| c < 1) {
+            tally.problem(format!("{field}.exp_eps_hi: below 1, the e^ε of no ε ≥ 0"));
+        }
+        if let Some(hi) = threshold("exp_eps_hi").filter(|c| *c >= 1)
             && eps.hi() < &Endpoint::Finite(ln_bracket(&hi, precision).1)
         {
             tally.problem(format!(
@@ -815,7 +819,7 @@ fn witnesses(
         // certified one (its search stops at a width, not at the precision).
         let eps_field = format!("eps_{}", dir.key());
         let eps = enclosure_at(&report[&eps_field], &eps_field)?;
-        if let Some(hi) = threshold("exp_eps_hi") {
+        if let Some(hi) = threshold("exp_eps_hi").filter(|c| *c >= 1) {
             let d = at(&hi)?;
             if !w["delta_at_exp_eps_hi"].is_null() {
                 tally.recomputed(&format!("{field}.delta_at_exp_eps_hi"), &d, &label);

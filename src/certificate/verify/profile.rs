@@ -101,8 +101,13 @@ pub fn verify_profile(
     // closed ranges that their node pairs bear out.
     let rows = profile_rows(prefix, report, &quantities)?;
     // What the engines ran on, held like the top-level reports' (nothing recomputed reads it).
+    let path = if prefix.is_empty() {
+        "report.alphabet".to_string()
+    } else {
+        format!("{prefix}alphabet")
+    };
     super::check_alphabet(
-        prefix,
+        &path,
         report,
         m.alphabet_json(settings.options.reduce),
         tally,
