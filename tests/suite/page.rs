@@ -557,45 +557,42 @@ fn pages_render_in_chromium_without_a_script_error() {
 /// the unbundled ≤ bundled verdicts, and a command line that writes the same certificate.
 #[test]
 fn compare_messages_pages_show_every_model_and_reproduce() {
-    let file = path("compare-messages.json");
-    let run = cli(&[
-        "compare-messages",
-        "-m",
-        "binary-rr:exp_eps0=3",
-        "--n",
-        "12",
-        "--messages",
-        "2",
-        "--eps",
-        "0.5,1",
-        "--profile",
-        "--certificate",
-        &file,
-    ]);
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    let cert = read_abs(&file);
+    use crate::certificates::certify;
+    let (file, cert) = certify(
+        &[
+            "compare-messages",
+            "-m",
+            "binary-rr:exp_eps0=3",
+            "--n",
+            "12",
+            "--messages",
+            "2",
+            "--eps",
+            "0.5,1",
+            "--profile",
+        ],
+        "page-compare-messages.json",
+    );
     let html = page(&cert, &valid(&cert), &file);
     assert!(html.contains("compare-messages: 2 messages per user"));
     // A multi-message pair certificate's line keeps its messages (helper-33).
-    let pair_file = path("bundled-delta.json");
-    let run = cli(&[
-        "delta",
-        "-m",
-        "binary-rr:exp_eps0=3",
-        "--messages",
-        "2",
-        "--bundled",
-        "--n",
-        "5",
-        "--k",
-        "1",
-        "--eps",
-        "1",
-        "--certificate",
-        &pair_file,
-    ]);
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    let pair_cert = read_abs(&pair_file);
+    let (pair_file, pair_cert) = certify(
+        &[
+            "delta",
+            "-m",
+            "binary-rr:exp_eps0=3",
+            "--messages",
+            "2",
+            "--bundled",
+            "--n",
+            "5",
+            "--k",
+            "1",
+            "--eps",
+            "1",
+        ],
+        "page-bundled-delta.json",
+    );
     let pair_html = page(&pair_cert, &valid(&pair_cert), &pair_file);
     let (line, run) = reproduce(&pair_html, &pair_file, &path("bundled-delta-again.json"));
     assert!(line.contains("--messages 2 --bundled"), "{line}");
