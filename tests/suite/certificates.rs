@@ -2,8 +2,10 @@
 //! writes the same bytes; and every kind of tampering is rejected.
 
 use crate::common::*;
+use rug::Rational;
 use serde_json::{Value, json};
 use shufflecert::certificate::{digest, schema_errors};
+use shufflecert::enclosure::{exact_string, parse_rational};
 
 /// A fresh path for a certificate.
 pub(crate) fn path(name: &str) -> String {
@@ -1428,6 +1430,75 @@ fn a_scan_proves_only_the_n_and_k_it_covers() {
     wide_precision["settings"]["precision"] = json!(1u64 << 32);
     let file = tampered(&wide_precision, "forged-precision.json", true, |_| {});
     assert_eq!(verify(&file).0, 2);
+}
+
+/// Audit, compare and bounds certificates of randomized response given by a real ε0 hold every
+/// scan's profile against the same profile on rational rows at the two ends of a bracket of
+/// `e^{ε0}` (data processing), a route that never evaluates an entry in `e^{ε0}`: it rejects a
+/// scan's row moved just past the true value.
+#[test]
+fn real_eps0_scans_are_held_on_the_bracket_of_exp_eps0() {
+    const ROUTE: &str = "profile on rational rows at a_lo < e^eps0 < a_hi";
+    let claims = claims_file(
+        "bracket-claims.jsonl",
+        r#"{"n": 200, "eps": 0.3, "delta": 1e-5}"#,
+    );
+    let cases = [
+        (
+            vec!["audit", "-m", "binary-rr:eps0=1", "--claims", &claims],
+            "bracket-audit",
+            "/method/scans/0/report/results/0/delta_profile",
+        ),
+        (
+            vec![
+                "compare",
+                "-m",
+                "binary-rr:eps0=1",
+                "--n",
+                "100",
+                "--delta",
+                "1e-5",
+            ],
+            "bracket-compare",
+            "/method/scans/0/report/eps_results/0/eps_profile",
+        ),
+        (
+            vec![
+                "bounds",
+                "-m",
+                "k-rr:k=3,eps0=1,inputs=2",
+                "--n",
+                "20",
+                "--delta",
+                "1e-3",
+            ],
+            "bracket-bounds",
+            "/method/binary_profile/report/eps_results/0/eps_profile",
+        ),
+    ];
+    for (args, name, row) in cases {
+        let (file, cert) = certify(&args, &format!("{name}.json"));
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "{name}: {report}");
+        assert!(
+            report["routes"].to_string().contains(ROUTE),
+            "{name}: {report}"
+        );
+        // Just above the certified upper end: disjoint from the bracket's enclosure.
+        let moved = tampered(&cert, &format!("moved-{name}.json"), true, |c| {
+            let field = c.pointer_mut(row).unwrap();
+            let hi = parse_rational(field["hi"].as_str().unwrap()).unwrap();
+            let above = Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
+            field["lo"] = json!(exact_string(&above));
+            field["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
+        });
+        let (status, report) = verify(&moved);
+        assert_eq!(status, 1, "{name}: {report}");
+        assert!(
+            report["problems"].to_string().contains(ROUTE),
+            "{name}: {report}"
+        );
+    }
 }
 
 /// Writes a mechanism file (exact rows over outputs a, b, …) in the scratch directory.

@@ -73,6 +73,13 @@ pub fn verify_audit(
         return Ok(());
     };
     let report = &cert["report"];
+    // Randomized response given by a real ε0: every scan is also held against the same profile
+    // on rational rows at the two ends of a bracket of e^ε0 (data processing).
+    let bracket = crate::certificate::recorded_bracket(
+        cert,
+        crate::certificate::family_meaning(cert),
+        higher_precision(settings),
+    )?;
     // Every scan's proof.
     let mut scans: BTreeMap<(u64, Option<u64>), Scan<'_>> = BTreeMap::new();
     for (s, scan) in cert["method"]["scans"]
@@ -112,7 +119,7 @@ pub fn verify_audit(
             method: &scan["method"],
             precision: higher_precision(settings),
             finer: precision,
-            bracket: None,
+            bracket: bracket.clone(),
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
         // The proof must cover what the scan answers: every k of n, or the one pair k.

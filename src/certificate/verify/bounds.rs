@@ -61,15 +61,17 @@ pub(super) fn verify_bounds(
                 "report.binary_profile: not the rows of the profile in method.binary_profile",
             );
         }
+        let mechanism = r.pair(0, 1)?;
         let proof = ProfileProof {
             prefix: "binary_profile.".into(),
             report: &profile["report"],
             method: &profile["method"],
             precision,
             finer: precision,
-            bracket: None,
+            // Randomized response given by a real ε0: also held against the profile on
+            // rational rows at the two ends of a bracket of e^ε0 (data processing).
+            bracket: mechanism.rational_bracket(precision),
         };
-        let mechanism = r.pair(0, 1)?;
         let verified = verify_profile(&proof, &mechanism, settings, tally)?;
         // The proof must be of this n, every k, and the range's own thresholds or δ.
         let n = range.n;

@@ -49,6 +49,13 @@ pub fn verify_compare(
     let report = &cert["report"];
     let delta = delta_and_local(report, &Randomizer::from_mechanism(m.clone()), tally)?;
     let precision = higher_precision(settings);
+    // Randomized response given by a real ε0: every scan is also held against the same profile
+    // on rational rows at the two ends of a bracket of e^ε0 (data processing).
+    let bracket = crate::certificate::recorded_bracket(
+        cert,
+        crate::certificate::family_meaning(cert),
+        precision,
+    )?;
     let label = format!("mpfr-{precision}");
     let results = report["results"].as_array().cloned().unwrap_or_default();
     let scans = cert["method"]["scans"]
@@ -81,7 +88,7 @@ pub fn verify_compare(
             method: &scan["method"],
             precision,
             finer: precision,
-            bracket: None,
+            bracket: bracket.clone(),
         };
         let verified = verify_profile(&proof, m, settings, tally)?;
         if verified.n != n || verified.k_range != (0, n.saturating_sub(1)) {
