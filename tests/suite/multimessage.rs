@@ -670,17 +670,32 @@ fn real_eps0_certificates_are_held_on_the_bracket_of_exp_eps0() {
             .contains("profile on rational rows"),
         "{report}"
     );
-    let moved = tampered(&cert, "moved-bracket-profile.json", true, |c| {
-        let row = &mut c["report"]["results"][0]["delta_profile"];
-        let hi = parse_rational(row["hi"].as_str().unwrap()).unwrap();
-        let above = Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
-        row["lo"] = json!(exact_string(&above));
-        row["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
-    });
-    let (status, report) = verify(&moved);
-    assert_eq!(status, 1, "{report}");
-    let problems = report["problems"].to_string();
-    assert!(problems.contains("profile on rational rows"), "{problems}");
+    // Just above the row (the profile at a_hi) and just below it (its argmax pair at a_lo).
+    for (name, up) in [("above", true), ("below", false)] {
+        let moved = tampered(&cert, &format!("{name}-bracket-profile.json"), true, |c| {
+            let row = &mut c["report"]["results"][0]["delta_profile"];
+            if up {
+                let hi = parse_rational(row["hi"].as_str().unwrap()).unwrap();
+                let above =
+                    Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
+                row["lo"] = json!(exact_string(&above));
+                row["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
+            } else {
+                let lo = parse_rational(row["lo"].as_str().unwrap()).unwrap();
+                let below =
+                    Rational::from(&lo * Rational::from((999_999_999u64, 1_000_000_000u64)));
+                row["lo"] = json!(exact_string(&Rational::from(&below / 2u32)));
+                row["hi"] = json!(exact_string(&below));
+            }
+        });
+        let (status, report) = verify(&moved);
+        assert_eq!(status, 1, "{name}: {report}");
+        let problems = report["problems"].to_string();
+        assert!(
+            problems.contains("profile on rational rows"),
+            "{name}: {problems}"
+        );
+    }
 }
 
 #[test]

@@ -433,10 +433,28 @@ pub fn verify_profile(
             }
         }
     }
-    if let Some(ends_of_bracket) = &proof.bracket {
+    if let Some([at_lo, at_hi]) = &proof.bracket {
         // Every pair (T_{n,k}, T_{n,k+1}) at a_lo is a post-processing of the pair at e^ε0, user
-        // by user, and that one of the pair at a_hi: so is each maximum over k.
-        let at = |m: &Mechanism| {
+        // by user, and that one of the pair at a_hi. So each row is at least the value at a_lo
+        // of any pair it maximises over (its listed argmax pairs: one pair each, not a search)
+        // and at most the profile at a_hi.
+        let in_proof = |k: u64| (a..=b).contains(&k) || ends.contains(&k);
+        let mut wanted: BTreeMap<u64, Vec<bool>> = BTreeMap::new();
+        for (i, (_, _, maximisers)) in rows.iter().enumerate() {
+            for (k, _, _) in maximisers.listed.iter().filter(|(k, _, _)| in_proof(*k)) {
+                wanted
+                    .entry(*k)
+                    .or_insert_with(|| vec![false; quantities.len()])[i] = true;
+            }
+        }
+        let at_lo_values = wanted
+            .par_iter()
+            .map(|(k, open)| {
+                let query = pair_query(at_lo, n, *k, settings, Backend::Interval);
+                Ok((*k, pair_values(&query, &quantities, open)?.result))
+            })
+            .collect::<Result<BTreeMap<_, _>>>()?;
+        let profile_at = |m: &Mechanism| {
             crate::progress::without_notes(|| {
                 crate::profile::profile(&ProfileQuery {
                     mechanism: m.clone(),
@@ -446,14 +464,36 @@ pub fn verify_profile(
                 })
             })
         };
-        let (lower, upper) = (at(&ends_of_bracket[0])?, at(&ends_of_bracket[1])?);
+        let upper = profile_at(at_hi)?;
         let label = "profile on rational rows at a_lo < e^eps0 < a_hi (data processing)";
         tally.route(label);
-        for (i, (field, _, _)) in rows.iter().enumerate() {
-            let between = Enclosure::new(
-                lower.rows[i].value.lo().clone(),
-                upper.rows[i].value.hi().clone(),
-            );
+        let mut profile_at_lo = None;
+        for (i, (field, _, maximisers)) in rows.iter().enumerate() {
+            let lower = maximisers
+                .listed
+                .iter()
+                .filter_map(|(k, direction, _)| {
+                    let values = at_lo_values.get(k)?;
+                    let side = match direction.as_str() {
+                        "qp" => &values.qp,
+                        "pq" => &values.pq,
+                        _ => return None,
+                    };
+                    side[i].as_ref().map(|e| e.lo().clone())
+                })
+                .max();
+            // No listed pair (a row tied at exactly 0): the profile at a_lo.
+            let lower = match lower {
+                Some(lower) => lower,
+                None => {
+                    if profile_at_lo.is_none() {
+                        profile_at_lo = Some(profile_at(at_lo)?);
+                    }
+                    let whole = profile_at_lo.as_ref().expect("computed above");
+                    whole.rows[i].value.lo().clone()
+                }
+            };
+            let between = Enclosure::new(lower, upper.rows[i].value.hi().clone());
             tally.recomputed(field, &between, label);
         }
     }
