@@ -438,7 +438,11 @@ pub fn verify_profile(
         // by user, and that one of the pair at a_hi. So each row is at least the value at a_lo
         // of any pair it maximises over (its listed argmax pairs: one pair each, not a search)
         // and at most the profile at a_hi.
-        let in_proof = |k: u64| (a..=b).contains(&k) || ends.contains(&k);
+        // Only evaluated pairs of the proof (an argmax lists no other; this also bounds the
+        // work a hostile list could ask for).
+        let evaluated: std::collections::BTreeSet<u64> = records.iter().map(|r| r.k).collect();
+        let in_proof =
+            |k: u64| ((a..=b).contains(&k) || ends.contains(&k)) && evaluated.contains(&k);
         let mut wanted: BTreeMap<u64, Vec<bool>> = BTreeMap::new();
         for (i, (_, _, maximisers)) in rows.iter().enumerate() {
             for (k, _, _) in maximisers.listed.iter().filter(|(k, _, _)| in_proof(*k)) {
