@@ -945,3 +945,74 @@ fn bounds_ceiling_lowers_the_upper_end_and_verifies() {
         );
     }
 }
+
+/// k-ary randomized response given by a real ε0, on every input: each evaluated dataset pair of
+/// an inputs profile, and a `--background` pair, is also held on rational rows at the two ends of
+/// a bracket of `e^{ε0}` (every user's row post-processed alike, data processing), a route that
+/// never evaluates an entry in `e^{ε0}`: it rejects a value moved just past the true one.
+#[test]
+fn real_eps0_randomizers_are_held_on_the_bracket_of_exp_eps0() {
+    use crate::certificates::{certify, tampered, verify};
+    use rug::Rational;
+    use serde_json::{Value, json};
+    use shufflecert::enclosure::{exact_string, parse_rational};
+    let moved_up = |field: &mut Value| {
+        let hi = parse_rational(field["hi"].as_str().unwrap()).unwrap();
+        let above = Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
+        field["lo"] = json!(exact_string(&above));
+        field["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
+    };
+    let profile = [
+        "profile",
+        "-m",
+        "k-rr:k=4,eps0=1",
+        "--n",
+        "12",
+        "--delta",
+        "1e-3",
+    ];
+    let pair = [
+        "delta",
+        "-m",
+        "k-rr:k=4,eps0=1",
+        "--n",
+        "30",
+        "--background",
+        "2=20,3=9",
+        "--switch",
+        "0:1",
+        "--eps",
+        "0.5",
+    ];
+    for (args, name, route, value) in [
+        (
+            &profile[..],
+            "bracket-inputs-profile",
+            "background pairs on rational rows at a_lo < e^eps0 < a_hi",
+            "/method/records/0/values/0/0",
+        ),
+        (
+            &pair[..],
+            "bracket-background-pair",
+            "interval on rational rows at a_lo < e^eps0 < a_hi",
+            "/report/results/0/delta_qp",
+        ),
+    ] {
+        let (file, cert) = certify(args, &format!("{name}.json"));
+        let (status, report) = verify(&file);
+        assert_eq!(status, 0, "{name}: {report}");
+        assert!(
+            report["routes"].to_string().contains(route),
+            "{name}: {report}"
+        );
+        let moved = tampered(&cert, &format!("moved-{name}.json"), true, |c| {
+            moved_up(c.pointer_mut(value).unwrap())
+        });
+        let (status, report) = verify(&moved);
+        assert_eq!(status, 1, "{name}: {report}");
+        assert!(
+            report["problems"].to_string().contains(route),
+            "{name}: {report}"
+        );
+    }
+}

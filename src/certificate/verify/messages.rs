@@ -84,8 +84,14 @@ pub(super) fn verify_compare_messages(
             Some([lo, hi]) => Some([model.mechanism(&lo, m)?, model.mechanism(&hi, m)?]),
             None => None,
         };
-        if let Some(ends) = &bracket {
-            bracket_route("delta", &r["pair"], ends, (ni, ki), settings, &mut sub)?;
+        if let Some([lower, upper]) = &bracket {
+            let at = |mechanism| PairSubject::Binary {
+                mechanism,
+                n: ni,
+                k: ki,
+            };
+            let ends = [&at(lower), &at(upper)];
+            bracket_route("delta", &r["pair"], ends, settings, &mut sub)?;
         }
         tally.absorb(&format!("report.models.{i}.pair."), sub);
         let mut profile_rows = Vec::new();

@@ -350,10 +350,21 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
                 );
                 check_alphabet("report.alphabet", &cert["report"], alphabet, &mut tally);
                 let subject = PairSubject::Background {
-                    background,
+                    background: background.clone(),
                     randomizer: &randomizer,
                 };
                 verify_pair(&command, &cert["report"], &subject, &settings, &mut tally)?;
+                // Randomized response given by a real ε0: the same pair on rational rows at both
+                // ends of a bracket of e^ε0 (data processing, every user's row alike).
+                let precision = subject.precision(&settings, &cert["report"]);
+                if let Some(bracket) = randomizer.rational_bracket(precision).ok().flatten() {
+                    let at = |randomizer| PairSubject::Background {
+                        randomizer,
+                        background: background.clone(),
+                    };
+                    let ends = [&at(&bracket.lower), &at(&bracket.upper)];
+                    pair::bracket_route(&command, &cert["report"], ends, &settings, &mut tally)?;
+                }
             }
             other => {
                 return Err(Error::argument(
@@ -401,8 +412,10 @@ pub fn verify(text: &str, resources: &Resources) -> Result<Verification> {
             };
             verify_pair(&command, report, &subject, &settings, &mut tally)?;
             let precision = subject.precision(&settings, report);
-            if let Some(ends) = super::recorded_bracket(&cert, meaning, precision)? {
-                pair::bracket_route(&command, report, &ends, (n, k), &settings, &mut tally)?;
+            if let Some([lower, upper]) = super::recorded_bracket(&cert, meaning, precision)? {
+                let at = |mechanism| PairSubject::Binary { mechanism, n, k };
+                let ends = [&at(&lower), &at(&upper)];
+                pair::bracket_route(&command, report, ends, &settings, &mut tally)?;
             }
         }
         "profile" => {

@@ -429,16 +429,15 @@ pub(super) fn verify_pair(
 pub(super) fn bracket_route(
     command: &str,
     report: &Value,
-    [lower, upper]: &[Mechanism; 2],
-    (n, k): (u64, u64),
+    [lower, upper]: [&PairSubject<'_>; 2],
     settings: &Settings,
     tally: &mut Tally,
 ) -> Result<()> {
-    let route = |m: &Mechanism| {
+    let route = |subject: &PairSubject<'_>| {
         pair_route(
             command,
             report,
-            &pair_query(m, n, k, settings, Backend::Interval),
+            subject.query(settings, Backend::Interval).as_ref(),
         )
     };
     let (at_lower, at_upper) = (route(lower)?, route(upper)?);

@@ -489,48 +489,87 @@ fn recompute_record(
     };
     let subject = PairSubject::Background {
         randomizer: r,
-        background,
+        background: background.clone(),
     };
-    subject
+    let mut routes = subject
         .routes(settings, precision)
         .into_iter()
         .map(|(label, backend)| {
-            let query = subject.query(settings, backend);
-            let thresholds: Vec<Threshold> = quantities
-                .iter()
-                .zip(&rec.values)
-                .filter_map(|(q, v)| match (q, v) {
-                    (Quantity::Delta(t), Some(_)) => Some(t.clone()),
-                    _ => None,
-                })
-                .collect();
-            let mut deltas = if thresholds.is_empty() {
-                Vec::new()
-            } else {
-                query.delta(&DeltaJob { thresholds })?.result
-            }
-            .into_iter();
-            let values = quantities
-                .iter()
-                .zip(&rec.values)
-                .map(|(q, v)| -> Result<Option<[Enclosure; 2]>> {
-                    Ok(match (q, v) {
-                        (_, None) => None,
-                        (Quantity::Delta(_), Some(_)) => {
-                            let row = deltas.next().expect("one row per threshold");
-                            Some([row.qp, row.pq])
-                        }
-                        (Quantity::Epsilon(delta), Some(_)) => {
-                            let e = query.epsilon(&EpsilonJob {
-                                delta: delta.clone(),
-                            })?;
-                            Some([e.result.qp.eps, e.result.pq.eps])
-                        }
-                        (Quantity::Renyi(_), _) => None,
-                    })
-                })
-                .collect::<Result<_>>()?;
+            let values = record_values(&subject, backend, rec, settings, quantities)?;
             Ok((label, values))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // Randomized response given by a real ε0: the same pair on rational rows at both ends of a
+    // bracket of e^ε0 (every user's row post-processed alike, so each value lies between).
+    if let Some(bracket) = r.rational_bracket(precision).ok().flatten() {
+        let at = |randomizer| {
+            let subject = PairSubject::Background {
+                randomizer,
+                background: background.clone(),
+            };
+            record_values(&subject, Backend::Interval, rec, settings, quantities)
+        };
+        let (lower, upper) = (at(&bracket.lower)?, at(&bracket.upper)?);
+        let values = lower
+            .into_iter()
+            .zip(upper)
+            .map(|(lo, hi)| {
+                let (lo, hi) = (lo?, hi?);
+                Some(
+                    [0, 1].map(|side| Enclosure::new(lo[side].lo().clone(), hi[side].hi().clone())),
+                )
+            })
+            .collect();
+        routes.push((BRACKET_ROUTE.to_string(), values));
+    }
+    Ok(routes)
+}
+
+/// The route of a randomized response given by a real ε0 held on the bracket of `e^{ε0}`.
+const BRACKET_ROUTE: &str =
+    "background pairs on rational rows at a_lo < e^eps0 < a_hi (data processing)";
+
+/// A record's recorded quantities on its pair in `backend`, `[qp, pq]` each.
+fn record_values(
+    subject: &PairSubject<'_>,
+    backend: Backend,
+    rec: &PairRecord,
+    settings: &Settings,
+    quantities: &[Quantity],
+) -> Result<Vec<Option<[Enclosure; 2]>>> {
+    let query = subject.query(settings, backend);
+    let thresholds: Vec<Threshold> = quantities
+        .iter()
+        .zip(&rec.values)
+        .filter_map(|(q, v)| match (q, v) {
+            (Quantity::Delta(t), Some(_)) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut deltas = if thresholds.is_empty() {
+        Vec::new()
+    } else {
+        query.delta(&DeltaJob { thresholds })?.result
+    }
+    .into_iter();
+    quantities
+        .iter()
+        .zip(&rec.values)
+        .map(|(q, v)| -> Result<Option<[Enclosure; 2]>> {
+            Ok(match (q, v) {
+                (_, None) => None,
+                (Quantity::Delta(_), Some(_)) => {
+                    let row = deltas.next().expect("one row per threshold");
+                    Some([row.qp, row.pq])
+                }
+                (Quantity::Epsilon(delta), Some(_)) => {
+                    let e = query.epsilon(&EpsilonJob {
+                        delta: delta.clone(),
+                    })?;
+                    Some([e.result.qp.eps, e.result.pq.eps])
+                }
+                (Quantity::Renyi(_), _) => None,
+            })
         })
         .collect()
 }
