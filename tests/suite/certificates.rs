@@ -1476,6 +1476,30 @@ fn real_eps0_scans_are_held_on_the_bracket_of_exp_eps0() {
             "/method/binary_profile/report/eps_results/0/eps_profile",
         ),
     ];
+    // Ends that are not boundary pairs (k = 1 claimed as an end of the range 0..0): INVALID,
+    // and the bracket route does not take their pair for a maximiser.
+    let partial = [
+        "profile",
+        "-m",
+        "binary-rr:eps0=1",
+        "--n",
+        "5000",
+        "--delta",
+        "1e-5",
+        "--k-range",
+        "0..1",
+    ];
+    let (_, cert) = certify(&partial, "bracket-partial.json");
+    let forged = tampered(&cert, "bracket-forged-ends.json", true, |c| {
+        c["report"]["k_range"] = json!([0, 0]);
+        c["report"]["ends"] = json!([1]);
+    });
+    let (status, report) = verify(&forged);
+    assert_eq!(status, 1, "{report}");
+    assert!(
+        report["problems"].to_string().contains("report.ends"),
+        "{report}"
+    );
     for (args, name, row) in cases {
         let (file, cert) = certify(&args, &format!("{name}.json"));
         let (status, report) = verify(&file);

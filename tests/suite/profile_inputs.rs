@@ -971,6 +971,21 @@ fn real_eps0_randomizers_are_held_on_the_bracket_of_exp_eps0() {
         "--delta",
         "1e-3",
     ];
+    // Values the search escalated to MPFR-512 are recomputed finer (256 bits cannot show them).
+    let escalated = [
+        "profile",
+        "-m",
+        "k-rr:k=4,eps0=8",
+        "--n",
+        "20",
+        "--eps",
+        "2",
+        "--delta",
+        "1e-6",
+    ];
+    let (file, _) = certify(&escalated, "bracket-escalated.json");
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{report}");
     let pair = [
         "delta",
         "-m",

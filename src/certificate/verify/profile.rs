@@ -441,8 +441,8 @@ pub fn verify_profile(
         // Only evaluated pairs of the proof (an argmax lists no other; this also bounds the
         // work a hostile list could ask for).
         let evaluated: std::collections::BTreeSet<u64> = records.iter().map(|r| r.k).collect();
-        let in_proof =
-            |k: u64| ((a..=b).contains(&k) || ends.contains(&k)) && evaluated.contains(&k);
+        let valid_end = |k: &u64| valid_ends && ends.contains(k);
+        let in_proof = |k: u64| ((a..=b).contains(&k) || valid_end(&k)) && evaluated.contains(&k);
         let mut wanted: BTreeMap<u64, Vec<bool>> = BTreeMap::new();
         for (i, (_, _, maximisers)) in rows.iter().enumerate() {
             for (k, _, _) in maximisers.listed.iter().filter(|(k, _, _)| in_proof(*k)) {
@@ -458,21 +458,18 @@ pub fn verify_profile(
                 Ok((*k, pair_values(&query, &quantities, open)?.result))
             })
             .collect::<Result<BTreeMap<_, _>>>()?;
-        let profile_at = |m: &Mechanism| {
-            crate::progress::without_notes(|| {
-                crate::profile::profile(&ProfileQuery {
-                    mechanism: m.clone(),
-                    backend: Backend::Interval,
-                    with_ends: !ends.is_empty(),
-                    ..query.clone()
-                })
+        let upper = crate::progress::without_notes(|| {
+            crate::profile::profile(&ProfileQuery {
+                mechanism: at_hi.clone(),
+                backend: Backend::Interval,
+                with_ends: !ends.is_empty(),
+                ..query.clone()
             })
-        };
-        let upper = profile_at(at_hi)?;
+        })?;
         let label = "profile on rational rows at a_lo < e^eps0 < a_hi (data processing)";
         tally.route(label);
-        let mut profile_at_lo = None;
         for (i, (field, _, maximisers)) in rows.iter().enumerate() {
+            // No listed pair (a row tied at exactly 0): every quantity is at least 0.
             let lower = maximisers
                 .listed
                 .iter()
@@ -485,20 +482,16 @@ pub fn verify_profile(
                     };
                     side[i].as_ref().map(|e| e.lo().clone())
                 })
-                .max();
-            // No listed pair (a row tied at exactly 0): the profile at a_lo.
-            let lower = match lower {
-                Some(lower) => lower,
-                None => {
-                    if profile_at_lo.is_none() {
-                        profile_at_lo = Some(profile_at(at_lo)?);
-                    }
-                    let whole = profile_at_lo.as_ref().expect("computed above");
-                    whole.rows[i].value.lo().clone()
-                }
-            };
-            let between = Enclosure::new(lower, upper.rows[i].value.hi().clone());
-            tally.recomputed(field, &between, label);
+                .fold(Endpoint::Finite(Rational::new()), Endpoint::max);
+            let upper = upper.rows[i].value.hi();
+            if &lower > upper {
+                // Only a pair the row does not maximise over can do this.
+                tally.problem(format!(
+                    "{field}: an argmax pair at a_lo exceeds the profile at a_hi ({label})"
+                ));
+                continue;
+            }
+            tally.recomputed(field, &Enclosure::new(lower, upper.clone()), label);
         }
     }
     Ok(VerifiedRows {

@@ -499,6 +499,29 @@ fn recompute_record(
             Ok((label, values))
         })
         .collect::<Result<Vec<_>>>()?;
+    // A value the search escalated (MPFR up to 2048 bits) can be tighter than `precision`
+    // shows: MPFR again at twice the bits until both ends are shown, up to twice the deepest.
+    let shows_all = |values: &[Option<[Enclosure; 2]>]| {
+        rec.values
+            .iter()
+            .zip(values)
+            .all(|(certified, recomputed)| match (certified, recomputed) {
+                (Some(c), Some(r)) => {
+                    (0..2).all(|side| c[side].lo() <= r[side].lo() && c[side].hi() >= r[side].hi())
+                }
+                _ => true,
+            })
+    };
+    let mut bits = precision;
+    while bits < MAX_RECOMPUTE_BITS && !routes.iter().any(|(_, values)| shows_all(values)) {
+        bits *= 2;
+        let backend = Backend::Mpfr { precision: bits };
+        routes[0].1 = record_values(&subject, backend, rec, settings, quantities)?;
+    }
+    // One label for the MPFR route of every record (each route's maximum is over all records).
+    routes[0].0 = format!(
+        "mpfr-{precision} (a value escalated by the search again at up to {MAX_RECOMPUTE_BITS} bits)"
+    );
     // Randomized response given by a real ε0: the same pair on rational rows at both ends of a
     // bracket of e^ε0 (every user's row post-processed alike, so each value lies between).
     if let Some(bracket) = r.rational_bracket(precision).ok().flatten() {
@@ -524,6 +547,10 @@ fn recompute_record(
     }
     Ok(routes)
 }
+
+/// The finest MPFR precision a record is recomputed in: twice the search's deepest escalation
+/// (`query::DEEPER_PRECISIONS`).
+const MAX_RECOMPUTE_BITS: u32 = 4096;
 
 /// The route of a randomized response given by a real ε0 held on the bracket of `e^{ε0}`.
 const BRACKET_ROUTE: &str =
