@@ -15,7 +15,7 @@ fn main() -> ExitCode {
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 eprintln!(
-                    "shufflecert: error: a command is required (delta, epsilon, divergences, profile, bounds, audit, check, …)\nhint: shufflecert --help"
+                    "shufflecert: error: a command is required (delta, epsilon, divergences, profile, bounds, audit, check, …; see shufflecert --help)"
                 );
                 return ExitCode::from(2);
             }

@@ -18,8 +18,8 @@ use crate::query::{DeltaJob, DivergenceJob, EpsilonJob, answer};
 use args::{Cli, Command};
 use validate::Source;
 
-/// A usage error as one line (clap's message with its listed arguments and tips joined), and a
-/// one-line hint: the README promises one clear line on stderr and exit code 2.
+/// A usage error as one line (clap's message with its listed arguments and tips joined, and
+/// where help is): the README promises one clear line on stderr and exit code 2.
 pub fn usage_error(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let message: Vec<&str> = text
@@ -31,7 +31,7 @@ pub fn usage_error(e: &clap::Error) -> String {
     let message = message.join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message);
     format!(
-        "shufflecert: error: {message}\nhint: shufflecert --help, or shufflecert <command> --help"
+        "shufflecert: error: {message} (see shufflecert --help, or shufflecert <command> --help)"
     )
 }
 

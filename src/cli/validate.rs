@@ -252,9 +252,10 @@ fn settings(args: &CommonArgs) -> Result<Settings> {
     if args.messages.messages.is_some() || args.messages.bundled {
         return Err(Error::argument(
             messages_flag(&args.messages),
-            "this question has no multi-message form; users sending several messages (Part I \
-             §9) are answered for binary-input mechanisms by delta, epsilon and divergences with \
-             --k, profile, audit, check with --k, constants and compare-messages",
+            "users sending several messages (Part I §9) are answered for binary-input \
+             mechanisms only (delta, epsilon and divergences with --k, profile, audit, check with \
+             --k, constants and compare-messages), not for a randomizer on more inputs or a limit \
+             experiment; for k-RR on two inputs add inputs=2 (k-rr:k=4,eps0=1,inputs=2)",
         ));
     }
     settings_of(args)

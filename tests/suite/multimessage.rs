@@ -482,7 +482,7 @@ fn bad_multi_message_input_gets_one_line_and_exit_2() {
             "--messages",
             "2",
         ],
-        "--messages: this question has no multi-message form",
+        "--messages: users sending several messages (Part I §9) are answered for binary-input",
     );
 }
 

@@ -528,7 +528,7 @@ fn check_resolved_flags(v: &Value, path: &str, settings: &Value, tally: &mut Tal
                 && e.resolved(rel) != flag
             {
                 tally.problem(format!(
-                    "{path}.resolved: says {flag}, but the enclosure {e} is {}resolved at relative width {rel:e}",
+                    "{path}.resolved: says {flag}, but the enclosure {e} is {}resolved at relative width {rel:.2e}",
                     if flag { "not " } else { "" }
                 ));
             }

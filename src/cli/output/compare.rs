@@ -18,11 +18,14 @@ fn local_text(local: &LocalPrivacy) -> String {
         Some(k) => format!(" · k-ary randomized response, k = {k}"),
         None => String::new(),
     };
-    let relation = if local.eps0.is_point() { "=" } else { "∈" };
+    let relation = |e: &crate::enclosure::Enclosure| if e.is_point() { "=" } else { "∈" };
+    let exp_eps0 = local.exp_eps0.enclosure();
     format!(
-        "ε0 {relation} {} (e^ε0 ∈ {}){family}",
+        "ε0 {} {} (e^ε0 {} {}){family}",
+        relation(&local.eps0),
         local.eps0.compact(12),
-        local.exp_eps0.enclosure().compact(12)
+        relation(&exp_eps0),
+        exp_eps0.compact(12)
     )
 }
 

@@ -30,7 +30,7 @@ pub use audit::{audit_json, audit_text, range_audit_json, range_audit_text};
 pub use messages::{compare_messages_json, compare_messages_text};
 pub use profile_inputs::{inputs_profile_json, inputs_profile_text};
 
-/// `verify` as text: the verdict, the routes, and every problem.
+/// `verify` as text: the verdict, the routes, and every problem (long numbers abbreviated).
 pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> String {
     let mut s = format!("shufflecert verify: {path} ({} certificate)\n", v.command);
     if v.valid() {
@@ -44,7 +44,7 @@ pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> 
             crate::enclosure::count_of(v.problems.len(), "problem", "problems")
         );
         for p in &v.problems {
-            s += &format!("  - {p}\n");
+            s += &format!("  - {}\n", abbreviated_numbers(p));
         }
     }
     s += "routes:\n";
@@ -52,6 +52,40 @@ pub fn verify_text(path: &str, v: &crate::certificate::verify::Verification) -> 
         s += &format!("  - {r}\n");
     }
     s
+}
+
+/// Longest exact number a text line shows in full; longer ones (a rational of thousands of
+/// digits in a problem) as `≈` and 12 significant digits (`--json` keeps them exact).
+const LONGEST_NUMBER: usize = 40;
+
+/// `text` with every exact number longer than [`LONGEST_NUMBER`] characters (`p/q` or a
+/// decimal) written as `≈` and its value to 12 significant digits.
+fn abbreviated_numbers(text: &str) -> String {
+    let is_number_char = |c: char| c.is_ascii_digit() || c == '/' || c == '.' || c == '-';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        // A leading minus sign belongs to the number.
+        let start = if rest[..start].ends_with('-') {
+            start - 1
+        } else {
+            start
+        };
+        let len = rest[start..]
+            .find(|c: char| !is_number_char(c))
+            .unwrap_or(rest.len() - start);
+        let token = rest[start..start + len].trim_end_matches(['.', '/', '-']);
+        out += &rest[..start];
+        match crate::enclosure::parse_rational(token).filter(|_| token.len() > LONGEST_NUMBER) {
+            Some(q) => {
+                let approx = format!("{:.12}", rug::Float::with_val(64, &q));
+                out += &format!("≈{approx}");
+            }
+            None => out += token,
+        }
+        rest = &rest[start + token.len()..];
+    }
+    out + rest
 }
 
 /// `golden` as text: where the corpus went, what it holds, and how to check it.
@@ -573,4 +607,26 @@ fn divergence_table(d: &Divergences) -> String {
         .map(|(name, e)| vec![name, e.to_string()])
         .collect();
     table(&["divergence (nats)", "value"], &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::abbreviated_numbers;
+
+    #[test]
+    fn long_numbers_are_abbreviated_and_short_ones_kept() {
+        let long = format!("{}/{}", "1".repeat(30), "3".repeat(30));
+        let text = format!("bound 3 rebuilt is {long}, not at most 1/7 (k = 0..5, -2)");
+        let out = abbreviated_numbers(&text);
+        assert_eq!(
+            out,
+            "bound 3 rebuilt is ≈3.33333333333e-1, not at most 1/7 (k = 0..5, -2)"
+        );
+        let json = format!(r#"records {{"hi":"-{long}","lo":"0.5"}}"#);
+        assert_eq!(
+            abbreviated_numbers(&json),
+            r#"records {"hi":"≈-3.33333333333e-1","lo":"0.5"}"#
+        );
+        assert_eq!(abbreviated_numbers("no numbers"), "no numbers");
+    }
 }

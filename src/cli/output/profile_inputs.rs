@@ -71,6 +71,10 @@ fn dataset_json(q: &InputsProfileQuery, d: &Dataset) -> Value {
 }
 
 fn argmax_text(q: &InputsProfileQuery, row: &InputsRow) -> String {
+    // A maximum of exactly 0: every dataset pair attains it (each value is at least 0).
+    if row.value.is_point() && row.value.lo() == &crate::enclosure::Endpoint::Finite(0.into()) {
+        return "every dataset pair (exactly 0)".into();
+    }
     let mut shown: Vec<String> = row
         .argmax
         .iter()

@@ -230,12 +230,8 @@ pub fn assert_fails(args: &[&str], needle: &str) {
         "{args:?}: stderr lacks {needle:?}: {}",
         run.stderr
     );
-    // One clear line, and at most a one-line hint.
+    // One clear line.
     let lines: Vec<&str> = run.stderr.trim_end().lines().collect();
-    assert!(
-        lines.len() == 1 || (lines.len() == 2 && lines[1].starts_with("hint:")),
-        "one clear line: {}",
-        run.stderr
-    );
+    assert!(lines.len() == 1, "one clear line: {}", run.stderr);
     assert_eq!(run.status, 2, "{args:?}: exit code");
 }
