@@ -30,6 +30,9 @@ pub struct Proof {
     pub slice: Option<Slice>,
     /// A ceiling search's level per quantity (`bounds --ceiling-seconds`).
     pub ceiling: Option<Vec<rug::Rational>>,
+    /// Whether each switch's tree starts from the compositions sorted within the symmetry
+    /// blocks (`"roots": "sorted"`, `profile_inputs::slice_roots`) rather than from every one.
+    pub sorted_roots: bool,
 }
 
 /// The proof of `p` (call with exact endpoints).
@@ -43,6 +46,7 @@ pub fn to_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
     let mut proof = json!({
         "quantities": q.quantities.iter().map(Quantity::to_json).collect::<Vec<_>>(),
         "slice": q.slice.map(|s| json!({ "index": s.index, "of": s.of })),
+        "roots": "sorted",
         "symmetry": p.symmetry.iter().map(|c| c.iter().map(|&x| r.inputs[x].clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "switches": p.switches.iter().map(|&s| switch(s)).collect::<Vec<_>>(),
         "records": p.records.iter().map(|p| json!({
@@ -273,6 +277,11 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
         }),
     };
     let symmetry = names_lists(&method["symmetry"], r, "method.symmetry")?;
+    let sorted_roots = match &method["roots"] {
+        Value::Null => false,
+        v if v == "sorted" => true,
+        _ => return Err(Error::argument("method.roots", "\"sorted\" or absent")),
+    };
     let ceiling = match &method["ceiling"] {
         Value::Null => None,
         v => Some(
@@ -300,6 +309,7 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
         closures,
         slice,
         ceiling,
+        sorted_roots,
     })
 }
 

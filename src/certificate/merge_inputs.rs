@@ -128,8 +128,17 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
                 "method.quantities",
                 "method.symmetry",
                 "method.switches",
+                "method.roots",
             ],
         )?;
+    }
+    // The merged proof starts each switch from its sorted root, as this version's slices do.
+    if !first.proof.sorted_roots {
+        return Err(bad(
+            format!("{}: method.roots", first.name),
+            "made by an earlier version (its slices start from every composition); run the \
+             slices again with this version",
+        ));
     }
     let of = first.proof.slice.expect("checked").of;
     for (i, s) in shards.iter().enumerate() {

@@ -23,6 +23,25 @@ impl CompositionBox {
         .expect("the simplex is not empty")
     }
 
+    /// Every composition of `m` users whose counts decrease along each block (inputs in
+    /// increasing order), and more: the j-th input of a block (from 0) holds at most
+    /// `⌊m/(j + 1)⌋` users, since it holds no more than each of the j before it.  Every
+    /// composition has an image of that form under the permutations within the blocks.
+    pub fn sorted_within(inputs: usize, m: u64, blocks: &[Vec<usize>]) -> Self {
+        let mut hi = vec![m; inputs];
+        for block in blocks {
+            for (j, &x) in block.iter().enumerate() {
+                hi[x] = hi[x].min(m / (j as u64 + 1));
+            }
+        }
+        CompositionBox {
+            lo: vec![0; inputs],
+            hi,
+        }
+        .tightened(m)
+        .expect("every block's first input can hold all m users")
+    }
+
     /// The users the box's compositions all hold (`Σ lo`).
     pub fn fixed(&self) -> u64 {
         self.lo.iter().fold(0u64, |a, b| a.saturating_add(*b))

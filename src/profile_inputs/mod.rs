@@ -94,18 +94,27 @@ pub struct Slice {
 /// The most slices a search is cut into.
 pub const MAX_SLICES: u64 = 1 << 16;
 
-/// The boxes a search starts from: each switch's box of every composition, or for a slice its
-/// share of them split level by level (every box not a single composition into its two halves)
-/// until there are at least four boxes per slice or none can be split, then dealt out in turn.
+/// The boxes a search starts from: each switch's box of every composition (with `sorted`, of
+/// every composition sorted within the blocks of the symmetries fixing the switch: one per
+/// orbit at least, `CompositionBox::sorted_within`), or for a slice its share of them split
+/// level by level (every box not a single composition into its two halves) until there are at
+/// least four boxes per slice or none can be split, then dealt out in turn.
 pub fn slice_roots(
     switches: &[(usize, usize)],
     inputs: usize,
     m: u64,
+    sorted: Option<&Orbits>,
     slice: Option<Slice>,
 ) -> Vec<((usize, usize), CompositionBox)> {
     let mut level: Vec<((usize, usize), CompositionBox)> = switches
         .iter()
-        .map(|&s| (s, CompositionBox::all(inputs, m)))
+        .map(|&s| {
+            let root = match sorted {
+                Some(orbits) => CompositionBox::sorted_within(inputs, m, &orbits.blocks(s)),
+                None => CompositionBox::all(inputs, m),
+            };
+            (s, root)
+        })
         .collect();
     let Some(slice) = slice else { return level };
     while (level.len() as u64) < 4 * slice.of && level.iter().any(|(_, b)| !b.is_point()) {
@@ -350,8 +359,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     let represented = orbits.switch_representatives();
     let switches: Vec<(usize, usize)> = represented.iter().map(|(s, _)| *s).collect();
     s.stats.switches = (switches.len(), inputs * (inputs - 1) / 2);
-    let root = CompositionBox::all(inputs, m);
-    let roots = slice_roots(&switches, inputs, m, q.slice);
+    let roots = slice_roots(&switches, inputs, m, Some(&orbits), q.slice);
     s.stats.compositions_total = roots
         .iter()
         .fold(0u128, |a, (_, b)| a.saturating_add(b.count(m)));
@@ -380,10 +388,10 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         }
     }
     crate::progress::note(&format!(
-        "profile: {} switches × {} compositions of the others; the floor ({floor_pairs} pairs) \
-         took {:.2} s; boxes of compositions follow, each closed or split",
-        switches.len(),
-        CompositionBox::count_text(root.count(m)),
+        "profile: {} compositions of the others × switches up to the rows' symmetries; the \
+         floor ({floor_pairs} pairs) took {:.2} s; boxes of compositions follow, each closed or \
+         split",
+        CompositionBox::count_text(s.stats.compositions_total),
         s.started.elapsed().as_secs_f64()
     ));
     let none = vec![None; q.quantities.len()];

@@ -125,8 +125,21 @@ impl Orbits {
     /// whose values are sorted in decreasing order over the block's inputs in increasing order.
     /// Equal canonical forms are images of each other under such a symmetry.
     pub fn canonical(&self, switch: (usize, usize), values: &[u64]) -> Vec<u64> {
-        let (a, b) = switch;
         let mut out = values.to_vec();
+        for block in self.blocks(switch) {
+            let mut sorted: Vec<u64> = block.iter().map(|&x| values[x]).collect();
+            sorted.sort_unstable_by(|p, q| q.cmp(p));
+            for (x, v) in block.into_iter().zip(sorted) {
+                out[x] = v;
+            }
+        }
+        out
+    }
+
+    /// The blocks of the symmetries fixing the switch `{a, b}` setwise (see [`Orbits::canonical`]),
+    /// each in increasing order: within each component, the inputs other than a and b, and
+    /// {a, b} itself when both lie in one component.
+    pub fn blocks(&self, (a, b): (usize, usize)) -> Vec<Vec<usize>> {
         let mut blocks: Vec<Vec<usize>> = Vec::new();
         for members in self.members() {
             let rest: Vec<usize> = members
@@ -141,14 +154,7 @@ impl Orbits {
                 blocks.push(vec![a.min(b), a.max(b)]);
             }
         }
-        for block in blocks {
-            let mut sorted: Vec<u64> = block.iter().map(|&x| values[x]).collect();
-            sorted.sort_unstable_by(|p, q| q.cmp(p));
-            for (x, v) in block.into_iter().zip(sorted) {
-                out[x] = v;
-            }
-        }
-        out
+        blocks
     }
 
     /// The components' inputs, in increasing order, components by their least input.
@@ -195,6 +201,7 @@ fn entry_ids(rows: &[Vec<Entry>]) -> Vec<Vec<u32>> {
 mod tests {
     use super::*;
     use crate::mechanism::randomizer::load_randomizer;
+    use crate::profile_inputs::boxes::CompositionBox;
     use crate::profile_inputs::boxes::tests::compositions;
     use rug::Rational;
 
@@ -269,8 +276,14 @@ mod tests {
             }
         }
         for &((a, b), _) in &reps {
+            // The search's root for the switch holds every canonical form.
+            let root = CompositionBox::sorted_within(k, m, &orbits.blocks((a, b)));
             for c in compositions(k, m) {
                 let canon = orbits.canonical((a, b), &c);
+                assert!(
+                    (0..k).all(|x| root.lo[x] <= canon[x] && canon[x] <= root.hi[x]),
+                    "{canon:?} outside the sorted root {root:?}"
+                );
                 let reached = group.iter().any(|s| {
                     let fixes = (s[a] == a && s[b] == b) || (s[a] == b && s[b] == a);
                     // (σc)_{σ(x)} = c_x

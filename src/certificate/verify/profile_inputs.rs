@@ -779,7 +779,10 @@ fn check_coverage(
     let budget = 4 * (proof.bounds.len() + proof.closures.len() + proof.records.len())
         + 16 * merged_from * proof.switches.len()
         + 64;
-    let roots = crate::profile_inputs::slice_roots(&proof.switches, inputs, m, proof.slice);
+    // Sorted roots (0.2.0 from this version) hold an image of every composition under the
+    // checked symmetries fixing the switch; older certificates start from every composition.
+    let sorted = proof.sorted_roots.then_some(orbits);
+    let roots = crate::profile_inputs::slice_roots(&proof.switches, inputs, m, sorted, proof.slice);
     let mut budget = budget + 2 * roots.len();
     for (switch, root) in roots {
         let mut stack = vec![(root, vec![true; proof.quantities.len()])];
