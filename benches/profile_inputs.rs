@@ -39,6 +39,7 @@ fn worst_case(c: &mut Criterion) {
             "fixtures/randomizers/three-inputs.toml",
             200,
         ),
+        ("k-RR k = 100, e^eps0 = e, n = 5", "k-rr:k=100,eps0=1", 5),
     ];
     if std::env::var_os("SHUFFLECERT_BENCH_N100").is_some() {
         cases.push(("4-RR e^eps0 = 3, n = 100", "k-rr:k=4,exp_eps0=3", 100));
