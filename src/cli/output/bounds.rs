@@ -329,7 +329,11 @@ pub fn bounds_text(b: &BoundsReport) -> String {
         Target::Epsilon(d) => format!("eps_M at delta = {}", crate::enclosure::number_text(d)),
         Target::Delta(_) => "delta_M(eps)".into(),
     };
-    let mut header = vec!["eps", "lower", "upper", "upper/lower"];
+    // Rows of δ_M at each ε say so in the header; rows of ε_M say it in their first cell.
+    let mut header = match &b.query.target {
+        Target::Epsilon(_) => vec!["eps", "lower", "upper", "upper/lower"],
+        Target::Delta(_) => vec!["eps", "delta_M lower", "delta_M upper", "upper/lower"],
+    };
     if b.profile.is_some() {
         header.push("exact profile (binary inputs)");
     }
