@@ -1501,28 +1501,34 @@ fn real_eps0_scans_are_held_on_the_bracket_of_exp_eps0() {
         "{report}"
     );
     for (args, name, row) in cases {
-        let (file, cert) = certify(&args, &format!("{name}.json"));
-        let (status, report) = verify(&file);
-        assert_eq!(status, 0, "{name}: {report}");
-        assert!(
-            report["routes"].to_string().contains(ROUTE),
-            "{name}: {report}"
-        );
-        // Just above the certified upper end: disjoint from the bracket's enclosure.
-        let moved = tampered(&cert, &format!("moved-{name}.json"), true, |c| {
-            let field = c.pointer_mut(row).unwrap();
-            let hi = parse_rational(field["hi"].as_str().unwrap()).unwrap();
-            let above = Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
-            field["lo"] = json!(exact_string(&above));
-            field["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
-        });
-        let (status, report) = verify(&moved);
-        assert_eq!(status, 1, "{name}: {report}");
-        assert!(
-            report["problems"].to_string().contains(ROUTE),
-            "{name}: {report}"
-        );
+        held_by_route(&args, name, ROUTE, row);
     }
+}
+
+/// Certifies `args` (as `{name}.json`): `verify` must pass naming `route`, and reject the value
+/// at `pointer` moved just above its certified upper end (disjoint from the route's enclosure)
+/// with a problem naming `route`.
+pub(crate) fn held_by_route(args: &[&str], name: &str, route: &str, pointer: &str) {
+    let (file, cert) = certify(args, &format!("{name}.json"));
+    let (status, report) = verify(&file);
+    assert_eq!(status, 0, "{name}: {report}");
+    assert!(
+        report["routes"].to_string().contains(route),
+        "{name}: {report}"
+    );
+    let moved = tampered(&cert, &format!("moved-{name}.json"), true, |c| {
+        let field = c.pointer_mut(pointer).unwrap();
+        let hi = parse_rational(field["hi"].as_str().unwrap()).unwrap();
+        let above = Rational::from(&hi * Rational::from((1_000_000_001u64, 1_000_000_000u64)));
+        field["lo"] = json!(exact_string(&above));
+        field["hi"] = json!(exact_string(&Rational::from(&above * 2u32)));
+    });
+    let (status, report) = verify(&moved);
+    assert_eq!(status, 1, "{name}: {report}");
+    assert!(
+        report["problems"].to_string().contains(route),
+        "{name}: {report}"
+    );
 }
 
 /// Writes a mechanism file (exact rows over outputs a, b, …) in the scratch directory.
