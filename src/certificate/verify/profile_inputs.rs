@@ -512,8 +512,21 @@ fn recompute_record(
                 _ => true,
             })
     };
+    // A value disjoint from its recomputation is a problem already: no finer pass for it.
+    let meets_all = |values: &[Option<[Enclosure; 2]>]| {
+        rec.values
+            .iter()
+            .zip(values)
+            .all(|(certified, recomputed)| match (certified, recomputed) {
+                (Some(c), Some(r)) => (0..2).all(|side| c[side].overlaps(&r[side])),
+                _ => true,
+            })
+    };
     let mut bits = precision;
-    while bits < MAX_RECOMPUTE_BITS && !routes.iter().any(|(_, values)| shows_all(values)) {
+    while bits < MAX_RECOMPUTE_BITS
+        && meets_all(&routes[0].1)
+        && !routes.iter().any(|(_, values)| shows_all(values))
+    {
         bits *= 2;
         let backend = Backend::Mpfr { precision: bits };
         routes[0].1 = record_values(&subject, backend, rec, settings, quantities)?;
