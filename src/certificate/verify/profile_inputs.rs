@@ -500,28 +500,21 @@ fn recompute_record(
         })
         .collect::<Result<Vec<_>>>()?;
     // A value the search escalated (MPFR up to 2048 bits) can be tighter than `precision`
-    // shows: MPFR again at twice the bits until both ends are shown, up to twice the deepest.
-    let shows_all = |values: &[Option<[Enclosure; 2]>]| {
+    // shows: MPFR again at twice the bits until both ends are shown, up to twice the deepest;
+    // a value disjoint from its recomputation is a problem already (no finer pass for it).
+    let every_side = |values: &[Option<[Enclosure; 2]>],
+                      holds: fn(&Enclosure, &Enclosure) -> bool| {
         rec.values
             .iter()
             .zip(values)
             .all(|(certified, recomputed)| match (certified, recomputed) {
-                (Some(c), Some(r)) => {
-                    (0..2).all(|side| c[side].lo() <= r[side].lo() && c[side].hi() >= r[side].hi())
-                }
+                (Some(c), Some(r)) => (0..2).all(|side| holds(&c[side], &r[side])),
                 _ => true,
             })
     };
-    // A value disjoint from its recomputation is a problem already: no finer pass for it.
-    let meets_all = |values: &[Option<[Enclosure; 2]>]| {
-        rec.values
-            .iter()
-            .zip(values)
-            .all(|(certified, recomputed)| match (certified, recomputed) {
-                (Some(c), Some(r)) => (0..2).all(|side| c[side].overlaps(&r[side])),
-                _ => true,
-            })
-    };
+    let shows = |c: &Enclosure, r: &Enclosure| c.lo() <= r.lo() && c.hi() >= r.hi();
+    let shows_all = |values: &[Option<[Enclosure; 2]>]| every_side(values, shows);
+    let meets_all = |values: &[Option<[Enclosure; 2]>]| every_side(values, Enclosure::overlaps);
     let mut bits = precision;
     while bits < MAX_RECOMPUTE_BITS
         && meets_all(&routes[0].1)
