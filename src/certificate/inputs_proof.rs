@@ -33,6 +33,10 @@ pub struct Proof {
     /// Whether each switch's tree starts from the compositions sorted within the symmetry
     /// blocks (`"roots": "sorted"`, `profile_inputs::slice_roots`) rather than from every one.
     pub sorted_roots: bool,
+    /// Whether the search split the switch inputs at zero first where the rows make the
+    /// backgrounds off the switch dominated, and may close those by it (`"dominance":
+    /// "off-switch"`, `profile_inputs::dominance`); older certificates did neither.
+    pub dominance: bool,
 }
 
 /// The proof of `p` (call with exact endpoints).
@@ -47,6 +51,7 @@ pub fn to_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
         "quantities": q.quantities.iter().map(Quantity::to_json).collect::<Vec<_>>(),
         "slice": q.slice.map(|s| json!({ "index": s.index, "of": s.of })),
         "roots": "sorted",
+        "dominance": "off-switch",
         "symmetry": p.symmetry.iter().map(|c| c.iter().map(|&x| r.inputs[x].clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "switches": p.switches.iter().map(|&s| switch(s)).collect::<Vec<_>>(),
         "records": p.records.iter().map(|p| json!({
@@ -59,6 +64,7 @@ pub fn to_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
             "lo": b.boxed.lo,
             "hi": b.boxed.hi,
             "breakpoints": b.breakpoints,
+            "reference": b.reference,
             "values": b.values.iter().map(|v| v.as_ref().map_or(Value::Null, |(t, e)| json!({
                 "eps": t.eps_text(),
                 "bound": e.to_json(),
@@ -80,6 +86,10 @@ pub fn to_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
                     v["reason"] = json!("screened");
                     v["at"] = json!(exact_string(at));
                     v["delta"] = delta.to_json();
+                }
+                ClosedBy::Dominated { by } => {
+                    v["reason"] = json!("dominated");
+                    v["by"] = json!(by);
                 }
             }
             v
@@ -230,6 +240,10 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
                 switch: switch(&v["switch"], &format!("{field}.switch"))?,
                 boxed: boxed(v, &field)?,
                 breakpoints,
+                reference: match &v["reference"] {
+                    Value::Null => None,
+                    c => Some(counts(c, &format!("{field}.reference"))?),
+                },
                 values,
             })
         })
@@ -259,6 +273,9 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
                         .ok_or_else(|| Error::argument(format!("{field}.at"), "malformed"))?,
                     delta: enclosure_at(&v["delta"], &format!("{field}.delta"))?,
                 },
+                Some("dominated") => ClosedBy::Dominated {
+                    by: counts(&v["by"], &format!("{field}.by"))?,
+                },
                 _ => return Err(Error::argument(format!("{field}.reason"), "malformed")),
             };
             Ok(Closure {
@@ -281,6 +298,16 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
         Value::Null => false,
         v if v == "sorted" => true,
         _ => return Err(Error::argument("method.roots", "\"sorted\" or absent")),
+    };
+    let dominance = match &method["dominance"] {
+        Value::Null => false,
+        v if v == "off-switch" => true,
+        _ => {
+            return Err(Error::argument(
+                "method.dominance",
+                "\"off-switch\" or absent",
+            ));
+        }
     };
     let ceiling = match &method["ceiling"] {
         Value::Null => None,
@@ -310,6 +337,7 @@ pub fn read(method: &Value, r: &Randomizer, m: u64) -> Result<Proof> {
         slice,
         ceiling,
         sorted_roots,
+        dominance,
     })
 }
 

@@ -129,6 +129,7 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
                 "method.symmetry",
                 "method.switches",
                 "method.roots",
+                "method.dominance",
             ],
         )?;
     }
@@ -137,6 +138,14 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
         return Err(bad(
             format!("{}: method.roots", first.name),
             "made by an earlier version (its slices start from every composition); run the \
+             slices again with this version",
+        ));
+    }
+    // … and splits the switch inputs at zero first where the rows allow (`method.dominance`).
+    if !first.proof.dominance {
+        return Err(bad(
+            format!("{}: method.dominance", first.name),
+            "made by an earlier version (its slices split every box at the middle); run the \
              slices again with this version",
         ));
     }
@@ -195,6 +204,9 @@ pub fn merge_inputs(files: &[(String, String)]) -> Result<MergedInputs> {
         stats.compositions_closed = stats
             .compositions_closed
             .saturating_add(count("compositions_closed")?);
+        stats.compositions_sorted = stats
+            .compositions_sorted
+            .saturating_add(count("compositions_sorted")?);
         stats.compositions_total = stats
             .compositions_total
             .saturating_add(count("compositions_total")?);

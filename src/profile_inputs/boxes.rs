@@ -152,6 +152,70 @@ impl CompositionBox {
         Some(self)
     }
 
+    /// [`Self::split`], except that the first input `x` of `first` whose range `[l, h]` passes
+    /// `l`'s bucket (`0`, or `[l, 2l − 1]`) is split into that bucket and the rest: `0 | [1, h]`,
+    /// `1 | [2, h]`, `[2, 3] | [4, h]`, …  The search splits the switch inputs this way where the
+    /// backgrounds off the switch are dominated (Lemma 3, `dominance.rs`), so that few users on
+    /// them are told apart from many.
+    ///
+    /// Each part keeps only the compositions whose counts decrease along each of `blocks`
+    /// ([`Self::sorted_tightened`]): the sorted root's compositions, one image at least of each.
+    pub fn split_peeling(
+        &self,
+        m: u64,
+        first: &[usize],
+        blocks: &[Vec<usize>],
+    ) -> Vec<CompositionBox> {
+        let parts = match self.to_peel(first) {
+            None => self.split(m),
+            Some(x) => {
+                let mut bucket = self.clone();
+                bucket.hi[x] = bucket_end(self.lo[x]);
+                let mut above = self.clone();
+                above.lo[x] = bucket_end(self.lo[x]) + 1;
+                vec![bucket, above]
+            }
+        };
+        parts
+            .into_iter()
+            .filter_map(|b| b.sorted_tightened(m, blocks))
+            .collect()
+    }
+
+    /// The box of its compositions whose counts decrease along each block (the inputs of a
+    /// block in increasing order): `lo` raised to the next input's `lo` and `hi` lowered to the
+    /// previous input's `hi` along each block, and tightened by the sum, to a fixed point;
+    /// `None` when none is left.
+    pub fn sorted_tightened(mut self, m: u64, blocks: &[Vec<usize>]) -> Option<Self> {
+        loop {
+            let before = self.clone();
+            for block in blocks {
+                for i in (0..block.len().saturating_sub(1)).rev() {
+                    self.lo[block[i]] = self.lo[block[i]].max(self.lo[block[i + 1]]);
+                }
+                for i in 1..block.len() {
+                    self.hi[block[i]] = self.hi[block[i]].min(self.hi[block[i - 1]]);
+                }
+            }
+            if self.lo.iter().zip(&self.hi).any(|(l, h)| l > h) {
+                return None;
+            }
+            self = self.tightened(m)?;
+            if self == before {
+                return Some(self);
+            }
+        }
+    }
+
+    /// The first input of `first` whose range passes its lower end's bucket
+    /// ([`Self::split_peeling`]).
+    pub fn to_peel(&self, first: &[usize]) -> Option<usize> {
+        first
+            .iter()
+            .copied()
+            .find(|&x| self.hi[x] > bucket_end(self.lo[x]))
+    }
+
     /// The two halves of the widest coordinate's range (both non-empty, tightened).
     pub fn split(&self, m: u64) -> Vec<CompositionBox> {
         let x = (0..self.lo.len())
@@ -167,6 +231,11 @@ impl CompositionBox {
             .filter_map(|b| b.tightened(m))
             .collect()
     }
+}
+
+/// The last count of the bucket `l` starts: `0` for `l = 0`, else `2l − 1`.
+fn bucket_end(l: u64) -> u64 {
+    if l == 0 { 0 } else { 2 * l - 1 }
 }
 
 #[cfg(test)]
@@ -217,6 +286,61 @@ pub(super) mod tests {
                 found.sort();
                 assert_eq!(found, compositions(inputs, m), "{inputs} inputs, m = {m}");
             }
+        }
+    }
+
+    #[test]
+    fn peeling_lists_every_composition_once() {
+        for m in 0..=6 {
+            let root = CompositionBox::all(4, m);
+            let mut stack = vec![root];
+            let mut found = Vec::new();
+            while let Some(b) = stack.pop() {
+                if b.is_point() {
+                    found.push(b.lo.clone());
+                    continue;
+                }
+                let parts = b.split_peeling(m, &[2, 0], &[]);
+                let total: u128 = parts.iter().map(|p| p.count(m)).sum();
+                assert_eq!(total, b.count(m), "peeling keeps every composition");
+                if b.lo[2] == 0 && b.hi[2] > 0 {
+                    assert!(parts.iter().any(|p| p.hi[2] == 0));
+                }
+                if b.lo[2] == 2 && b.hi[2] > 3 {
+                    assert!(parts.iter().any(|p| p.hi[2] == 3));
+                }
+                stack.extend(parts);
+            }
+            found.sort();
+            assert_eq!(found, compositions(4, m), "m = {m}");
+        }
+    }
+
+    #[test]
+    fn peeling_within_blocks_lists_every_sorted_composition_once() {
+        // Blocks {0, 1} and {2, 3, 4}: the sorted compositions, from the sorted root.
+        let blocks = vec![vec![0, 1], vec![2, 3, 4]];
+        let sorted = |c: &Vec<u64>| {
+            blocks
+                .iter()
+                .all(|b| b.windows(2).all(|w| c[w[0]] >= c[w[1]]))
+        };
+        for m in 0..=7 {
+            let root = CompositionBox::sorted_within(5, m, &blocks);
+            let mut stack = vec![root];
+            let mut found = Vec::new();
+            while let Some(b) = stack.pop() {
+                if b.is_point() {
+                    found.push(b.lo.clone());
+                    continue;
+                }
+                stack.extend(b.split_peeling(m, &[0, 1], &blocks));
+            }
+            found.sort();
+            let mut expected: Vec<Vec<u64>> =
+                compositions(5, m).into_iter().filter(sorted).collect();
+            expected.sort();
+            assert_eq!(found, expected, "m = {m}");
         }
     }
 

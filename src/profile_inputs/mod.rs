@@ -15,6 +15,7 @@
 //! `a` and Q from `b`; `δ_{P‖Q}` is the dataset pair `a → b` and `δ_{Q‖P}` is `b → a`.
 
 pub mod boxes;
+pub mod dominance;
 pub mod orbits;
 
 use crate::arith::exact::ExactCtx;
@@ -98,13 +99,16 @@ pub const MAX_SLICES: u64 = 1 << 16;
 /// every composition sorted within the blocks of the symmetries fixing the switch: one per
 /// orbit at least, `CompositionBox::sorted_within`), or for a slice its share of them split
 /// level by level (every box not a single composition into its two halves) until there are at
-/// least four boxes per slice or none can be split, then dealt out in turn.
+/// least four boxes per slice or none can be split, then dealt out in turn. `split` splits a
+/// box of a switch as the search's tree does below ([`children`]), so the slices' boxes are
+/// boxes of the whole tree.
 pub fn slice_roots(
     switches: &[(usize, usize)],
     inputs: usize,
     m: u64,
     sorted: Option<&Orbits>,
     slice: Option<Slice>,
+    split: &dyn Fn((usize, usize), &CompositionBox) -> Vec<CompositionBox>,
 ) -> Vec<((usize, usize), CompositionBox)> {
     let mut level: Vec<((usize, usize), CompositionBox)> = switches
         .iter()
@@ -124,7 +128,7 @@ pub fn slice_roots(
                 if b.is_point() {
                     vec![(s, b)]
                 } else {
-                    b.split(m).into_iter().map(|c| (s, c)).collect()
+                    split(s, &b).into_iter().map(|c| (s, c)).collect()
                 }
             })
             .collect();
@@ -186,6 +190,10 @@ pub enum ClosedBy {
     /// An ε quantity at one composition: its two-sided δ at `at`, the best ε found then, is at
     /// most the target, so its ε is at most `at`.
     Screened { at: Rational, delta: Enclosure },
+    /// No composition of the box has a user on the switch inputs, and the rows have the shape of
+    /// [`dominance`]: each composition's value is at most that of the homogeneous background
+    /// `by` (every other user on one rest input), an evaluated record under the same switch.
+    Dominated { by: Vec<u64> },
 }
 
 /// A box's bound (Lemmas 1 and 2 of proofs-notes/inputs-profile.md), as a certificate records
@@ -196,6 +204,9 @@ pub struct BoundRecord {
     pub switch: (usize, usize),
     pub boxed: CompositionBox,
     pub breakpoints: Vec<u64>,
+    /// Lemma 3 instead (a switch whose backgrounds off it are dominated, [`dominance`]): the
+    /// reference composition, whose two-sided δ plus `dominance::switch_tail` is the bound.
+    pub reference: Option<Vec<u64>>,
     pub values: Vec<Option<(Threshold, Enclosure)>>,
 }
 
@@ -219,6 +230,9 @@ pub struct InputsStats {
     pub bound_pairs: u64,
     /// Compositions (times unordered switches) closed without their own pair.
     pub compositions_closed: u128,
+    /// Compositions (times unordered switches) left out when splitting as not sorted within the
+    /// symmetry blocks: their sorted images stay in the tree.
+    pub compositions_sorted: u128,
     /// Unordered switches searched (one per orbit of the rows' symmetries) and in all.
     pub switches: (usize, usize),
     /// Compositions times the unordered switches searched.
@@ -290,6 +304,8 @@ struct Search<'a> {
     entry_floor: Option<Vec<Vec<Rational>>>,
     /// Two-sided δ of the pairs bounds were made of (a split's lower half often shares them).
     bound_cache: std::collections::HashMap<BoundKey, Vec<Enclosure>>,
+    /// The switches whose backgrounds off the switch are dominated ([`dominance`]).
+    dominated: Vec<(usize, usize)>,
 }
 
 /// One pair a box's bound uses: the switch, the lower corner, which inputs are free (which
@@ -301,6 +317,62 @@ struct BoundKey {
     free: Vec<bool>,
     users: u64,
     thresholds: Vec<(bool, Rational)>,
+}
+
+/// Whether the composition `counts` under `switch` answered quantity `i`: an evaluated record
+/// with a value, or (an ε quantity) a screened closure, whose δ at its `at ≤` the best ε is at
+/// most the target, and then so is every composition it dominates.
+pub fn answered_at(
+    records: &[PairRecord],
+    closures: &[Closure],
+    switch: (usize, usize),
+    counts: &[u64],
+    i: usize,
+) -> bool {
+    records
+        .iter()
+        .any(|r| r.switch == switch && r.counts == counts && r.values[i].is_some())
+        || closures.iter().any(|c| {
+            c.switch == switch
+                && c.quantity == i
+                && matches!(c.reason, ClosedBy::Screened { .. })
+                && c.boxed.is_point()
+                && c.boxed.lo == counts
+        })
+}
+
+/// The switches among `switches` whose backgrounds off the switch are dominated
+/// ([`dominance`]): their trees split the switch inputs at zero first ([`peeled`]).
+pub fn dominated_switches(rows: &[Vec<Entry>], switches: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    switches
+        .iter()
+        .copied()
+        .filter(|&s| dominance::rest_is_dominated(rows, s))
+        .collect()
+}
+
+/// The parts a box of `switch` is split into (and `verify` walks, for certificates with
+/// `"dominance": "off-switch"`): the switch inputs first into buckets where the backgrounds off
+/// the switch are dominated, then the widest coordinate; only compositions sorted within the
+/// symmetry blocks kept (`CompositionBox::split_peeling`).
+pub fn children(
+    boxed: &CompositionBox,
+    m: u64,
+    switch: (usize, usize),
+    dominated: &[(usize, usize)],
+    orbits: &Orbits,
+) -> Vec<CompositionBox> {
+    boxed.split_peeling(m, &peeled(dominated, switch), &orbits.blocks(switch))
+}
+
+/// The inputs a switch's boxes are split at zero first (`CompositionBox::split_peeling`): the
+/// switch inputs where its backgrounds off the switch are dominated, none otherwise.
+pub fn peeled(dominated: &[(usize, usize)], switch: (usize, usize)) -> Vec<usize> {
+    if dominated.contains(&switch) {
+        vec![switch.0, switch.1]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The exact worst case (see the module docs).
@@ -348,6 +420,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         started: std::time::Instant::now(),
         entry_floor: entry_floor(&q.randomizer),
         bound_cache: Default::default(),
+        dominated: Vec::new(),
     };
     // One switch per orbit of the rows' symmetries, and compositions up to the symmetries
     // that fix the switch (orbits.rs).
@@ -359,7 +432,9 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
     let represented = orbits.switch_representatives();
     let switches: Vec<(usize, usize)> = represented.iter().map(|(s, _)| *s).collect();
     s.stats.switches = (switches.len(), inputs * (inputs - 1) / 2);
-    let roots = slice_roots(&switches, inputs, m, Some(&orbits), q.slice);
+    s.dominated = dominated_switches(&q.randomizer.rows, &switches);
+    let split = |switch, b: &CompositionBox| children(b, m, switch, &s.dominated, &orbits);
+    let roots = slice_roots(&switches, inputs, m, Some(&orbits), q.slice, &split);
     s.stats.compositions_total = roots
         .iter()
         .fold(0u128, |a, (_, b)| a.saturating_add(b.count(m)));
@@ -413,6 +488,7 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
         s.check_time()?;
         let count = work.boxed.count(m);
         let open = s.closed_by_parent(&work);
+        let open = s.closed_by_dominance(&work, open, &orbits);
         if open.iter().all(|o| !o) {
             s.stats.compositions_closed = s.stats.compositions_closed.saturating_add(count);
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
@@ -443,7 +519,14 @@ pub fn inputs_profile(q: &InputsProfileQuery) -> Result<InputsProfile> {
             stage.advance(u64::try_from(count).unwrap_or(u64::MAX));
             continue;
         }
-        for child in work.boxed.split(m) {
+        let children = children(&work.boxed, m, work.switch, &s.dominated, &orbits);
+        let kept = children
+            .iter()
+            .fold(0u128, |a, c| a.saturating_add(c.count(m)));
+        let unsorted = count.saturating_sub(kept);
+        s.stats.compositions_sorted = s.stats.compositions_sorted.saturating_add(unsorted);
+        stage.advance(u64::try_from(unsorted).unwrap_or(u64::MAX));
+        for child in children {
             s.push(
                 work.switch,
                 child,
@@ -475,6 +558,46 @@ impl Search<'_> {
             open,
             parent,
         });
+    }
+
+    /// The quantities still open on `work` once a box with no user on the switch inputs is
+    /// closed by the homogeneous background it is dominated by ([`dominance`]), for each
+    /// quantity some rest input's homogeneous background answered ([`answered_at`]).
+    fn closed_by_dominance(
+        &mut self,
+        work: &Work,
+        mut open: Vec<bool>,
+        orbits: &Orbits,
+    ) -> Vec<bool> {
+        let (a, b) = work.switch;
+        if !self.dominated.contains(&work.switch) || work.boxed.hi[a] > 0 || work.boxed.hi[b] > 0 {
+            return open;
+        }
+        let inputs = work.boxed.lo.len();
+        let m = self.q.n - 1;
+        let homogeneous: Vec<Vec<u64>> = (0..inputs)
+            .filter(|&y| y != a && y != b)
+            .map(|y| {
+                let mut c = vec![0; inputs];
+                c[y] = m;
+                orbits.canonical(work.switch, &c)
+            })
+            .collect();
+        for (i, o) in open.iter_mut().enumerate() {
+            let by = homogeneous
+                .iter()
+                .find(|c| answered_at(&self.records, &self.closures, work.switch, c, i));
+            if let (true, Some(by)) = (*o, by) {
+                *o = false;
+                self.closures.push(Closure {
+                    switch: work.switch,
+                    boxed: work.boxed.clone(),
+                    quantity: i,
+                    reason: ClosedBy::Dominated { by: by.clone() },
+                });
+            }
+        }
+        open
     }
 
     /// The quantities still open on `work` once its parent's bounds meet the best values found
@@ -715,7 +838,32 @@ impl Search<'_> {
         let lo: Vec<u64> = key.iter().map(|v| v / 2).collect();
         let free: Vec<bool> = key.iter().map(|v| v % 2 == 1).collect();
         let budget = self.tail_budget(open);
-        let plan = self.blanket_plan(&lo, &free, &budget);
+        let reference = self.reference_for(work, &budget);
+        // A box of a dominated switch still to be peeled with no user guaranteed on the switch
+        // inputs is split unbounded (its Lemma 2 bound is the blanket's, and costly at large n).
+        let (a, b) = work.switch;
+        if reference.is_none()
+            && work.boxed.lo[a] + work.boxed.lo[b] == 0
+            && work
+                .boxed
+                .to_peel(&peeled(&self.dominated, work.switch))
+                .is_some()
+        {
+            return Ok((work.priority, open.to_vec(), work.parent.clone()));
+        }
+        let plan = match &reference {
+            // Lemma 3: the reference composition's own pair plus the tail.
+            Some((_, tail)) => BoundPlan {
+                row: None,
+                points: vec![(0, Rational::from(1))],
+                tail: tail.clone(),
+            },
+            None => self.blanket_plan(&lo, &free, &budget),
+        };
+        let lo = match &reference {
+            Some((c, _)) => orbits.canonical(work.switch, c),
+            None => lo,
+        };
         // Per threshold, `tail + Σ_i weight_i · (two-sided upper end at breakpoint i)`.
         let mut sums: Vec<Option<Rational>> = vec![Some(plan.tail.clone()); thresholds.len()];
         let threshold_key: Vec<(bool, Rational)> = thresholds
@@ -801,6 +949,7 @@ impl Search<'_> {
                 Some(_) => plan.points.iter().map(|(j, _)| *j).collect(),
                 None => Vec::new(),
             },
+            reference: reference.map(|(c, _)| c),
             values: vec![None; open.len()],
         });
         let mut still_open = open.to_vec();
@@ -836,6 +985,26 @@ impl Search<'_> {
             }
         }
         Ok((priority, still_open, bounds))
+    }
+
+    /// Lemma 3's reference composition and tail for a box of a dominated switch whose rest
+    /// inputs are all free from 0 (where Lemma 2's corner holds no rest user), when the tail is
+    /// at most 2^10 times the blanket's budget; `None` otherwise (Lemma 2 bounds the box).
+    fn reference_for(&self, work: &Work, budget: &Rational) -> Option<(Vec<u64>, Rational)> {
+        let (a, b) = work.switch;
+        let boxed = &work.boxed;
+        let inputs = boxed.lo.len();
+        let rest_free = (0..inputs).all(|x| x == a || x == b || boxed.lo[x] == 0);
+        if !self.dominated.contains(&work.switch) || !rest_free {
+            return None;
+        }
+        let floor = self.entry_floor.as_ref()?;
+        let y = (0..inputs).find(|&x| x != a && x != b)?;
+        let m = self.q.n - 1;
+        let (sa, sb) = ((boxed.lo[a], boxed.hi[a]), (boxed.lo[b], boxed.hi[b]));
+        let c = dominance::reference(inputs, work.switch, sa, sb, y, m)?;
+        let tail = dominance::switch_tail(&self.q.randomizer.rows, floor, work.switch, sa, sb, m)?;
+        (tail <= budget.clone() * Rational::from(1u32 << 10)).then_some((c, tail))
     }
 
     /// The mass a box's bound may give away to the blanket's lower tail: a small fraction of
@@ -1138,6 +1307,35 @@ mod tests {
         }
     }
 
+    /// `[δ_{Q‖P}, δ_{P‖Q}]` at e^ε = c of one dataset pair, exactly.
+    fn exact_delta(
+        r: &Randomizer,
+        counts: &[u64],
+        switch: (usize, usize),
+        c: &Rational,
+    ) -> [Rational; 2] {
+        let bq = BackgroundQuery {
+            randomizer: r.clone(),
+            background: Background {
+                counts: counts.to_vec(),
+                switch,
+            },
+            options: PairOptions::default(),
+            backend: Backend::Exact,
+            exact_ctx: ExactCtx::default(),
+            escalate_above: None,
+        };
+        let rows = answer(
+            &bq,
+            &DeltaJob {
+                thresholds: vec![Threshold::ExpEps(c.clone())],
+            },
+        )
+        .unwrap()
+        .result;
+        [&rows[0].qp, &rows[0].pq].map(|e| point(e).expect("exact"))
+    }
+
     /// δ_{Q‖P} at e^ε = c maximised over every dataset pair, one pair at a time.
     fn brute_force(r: &Randomizer, n: u64, c: &Rational) -> Rational {
         let inputs = r.rows.len();
@@ -1148,26 +1346,7 @@ mod tests {
                     if a == b {
                         continue;
                     }
-                    let bq = BackgroundQuery {
-                        randomizer: r.clone(),
-                        background: Background {
-                            counts: counts.clone(),
-                            switch: (a, b),
-                        },
-                        options: PairOptions::default(),
-                        backend: Backend::Exact,
-                        exact_ctx: ExactCtx::default(),
-                        escalate_above: None,
-                    };
-                    let rows = answer(
-                        &bq,
-                        &DeltaJob {
-                            thresholds: vec![Threshold::ExpEps(c.clone())],
-                        },
-                    )
-                    .unwrap()
-                    .result;
-                    let v = point(&rows[0].qp).expect("exact");
+                    let [v, _] = exact_delta(r, &counts, (a, b), c);
                     if v > best {
                         best = v;
                     }
@@ -1175,6 +1354,47 @@ mod tests {
             }
         }
         best
+    }
+
+    /// Lemma 3 (proofs-notes/inputs-profile.md) at every composition, exactly: δ of `c` is at
+    /// most δ of its reference (its users on the switch inputs kept, the rest moved onto one rest
+    /// input) plus the tail, in both directions; with no user on the switch inputs, at most δ of
+    /// the homogeneous background outright. For k-RR and a randomizer of the same shape that is
+    /// not randomized response.
+    #[test]
+    fn lemma_3_holds_at_every_composition() {
+        let krr = load_randomizer("k-rr:k=5,exp_eps0=3").unwrap();
+        let shaped = randomizer_from_text(
+            "shaped.toml",
+            "inputs = [\"a\", \"b\", \"c\", \"d\", \"e\"]\nrows = [[\"3/5\", \"0\", \"1/10\", \"1/10\", \"1/10\", \"1/10\"], [\"1/10\", \"1/2\", \"1/10\", \"1/10\", \"1/10\", \"1/10\"], [\"1/4\", \"1/20\", \"11/20\", \"1/20\", \"1/20\", \"1/20\"], [\"1/4\", \"1/20\", \"1/20\", \"1/20\", \"11/20\", \"1/20\"], [\"1/4\", \"1/20\", \"1/20\", \"11/20\", \"1/20\", \"1/20\"]]\n",
+        )
+        .unwrap();
+        for (r, n) in [(&krr, 6u64), (&shaped, 6)] {
+            let switch = (0, 1);
+            assert!(dominance::rest_is_dominated(&r.rows, switch));
+            let floor = entry_floor(r).expect("rational rows");
+            let m = n - 1;
+            for counts in compositions(5, m) {
+                let (ca, cb) = (counts[0], counts[1]);
+                let reference =
+                    dominance::reference(5, switch, (ca, ca), (cb, cb), 2, m).expect("fits");
+                let tail =
+                    dominance::switch_tail(&r.rows, &floor, switch, (ca, ca), (cb, cb), m).unwrap();
+                if ca + cb == 0 {
+                    assert_eq!(tail, 0);
+                }
+                for c in [Rational::from(1), Rational::from((3, 2)), Rational::from(3)] {
+                    let ours = exact_delta(r, &counts, switch, &c);
+                    let theirs = exact_delta(r, &reference, switch, &c);
+                    for (o, t) in ours.iter().zip(&theirs) {
+                        assert!(
+                            *o <= t.clone() + &tail,
+                            "{counts:?} at e^ε = {c}: {o} > {t} + {tail}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ use num_traits::Zero;
 use proptest::prelude::*;
 
 const THREE: &str = "fixtures/randomizers/three-inputs.toml";
+const FORTY: &str = "fixtures/randomizers/forty-inputs.toml";
 
 fn rows_of(doc: &serde_json::Value) -> Vec<Vec<BigRational>> {
     doc["randomizer"]["rows"]
@@ -300,9 +301,46 @@ fn certificates_verify_and_every_tampering_is_rejected() {
         problems.contains("neither evaluated nor closed"),
         "{problems}"
     );
-    // A closure pointed at a bound that does not close it (the root's, over everything).
+    // A closure pointed at a bound that does not close it: one over a larger box, bounding the
+    // same quantity, that closed nothing for it.
+    let counts = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    let inside = |outer: &serde_json::Value, inner: &serde_json::Value| {
+        let (olo, ohi, ilo, ihi) = (
+            counts(&outer["lo"]),
+            counts(&outer["hi"]),
+            counts(&inner["lo"]),
+            counts(&inner["hi"]),
+        );
+        (0..olo.len()).all(|x| olo[x] <= ilo[x] && ihi[x] <= ohi[x])
+    };
+    let closures = method["closures"].as_array().unwrap();
+    let bounds = method["bounds"].as_array().unwrap();
+    let (wrong, wrong_bound) = closures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c["reason"] == "bound")
+        .find_map(|(j, c)| {
+            let q = c["quantity"].as_u64().unwrap() as usize;
+            let closed_by = |i: usize| {
+                closures.iter().any(|d| {
+                    d["reason"] == "bound" && d["bound"] == json!(i) && d["quantity"] == json!(q)
+                })
+            };
+            (0..bounds.len())
+                .find(|&i| {
+                    !bounds[i]["values"][q].is_null() && inside(&bounds[i], c) && !closed_by(i)
+                })
+                .map(|i| (j, i))
+        })
+        .expect("a closure inside a bound that closed nothing for its quantity");
     let (status, problems) = verdict_after(&cert, "root.json", |c| {
-        c["method"]["closures"][bound]["bound"] = json!(0);
+        c["method"]["closures"][wrong]["bound"] = json!(wrong_bound);
     });
     assert_eq!(status, 1);
     assert!(problems.contains("rebuilt is"), "{problems}");
@@ -733,10 +771,18 @@ fn range_audits_narrow_undecided_claims_with_the_exact_profile() {
     });
     assert_eq!(status, 1, "{problems}");
     assert!(problems.contains("a slice of the search"), "{problems}");
-    // Out of reach: the claims stay undecided, with the reason.
+    // k-RR on 20 inputs at n = 20: the range leaves the claim undecided, the exact profile
+    // (backgrounds off the switch dominated, Lemma 3) decides it.
     std::fs::write(dir.join("k20.csv"), "n,eps,delta\n20,0.9,0.00065\n").unwrap();
     let k20 = dir.join("k20.csv").to_string_lossy().into_owned();
     let out = json_of(&["audit", "-m", "k-rr:k=20,eps0=2", "--claims", &k20]);
+    assert_eq!(out["claims"][0]["verdict"], "sound", "{out}");
+    assert_eq!(out["claims"][0]["decided_by"], "exact profile", "{out}");
+    // Out of reach: the claims stay undecided, with the reason (a generic randomizer on 40
+    // inputs, whose range at n = 20 is [0.9886, 1.0474]; k-RR on 20 inputs is decided now).
+    std::fs::write(dir.join("forty.csv"), "n,eps,delta\n20,1.02,0.00065\n").unwrap();
+    let forty = dir.join("forty.csv").to_string_lossy().into_owned();
+    let out = json_of(&["audit", "-m", FORTY, "--claims", &forty]);
     let claim = &out["claims"][0];
     assert_eq!(claim["verdict"], "undecided");
     assert_eq!(claim["decided_by"], "neither");
@@ -837,10 +883,14 @@ fn bounds_ceiling_lowers_the_upper_end_and_verifies() {
             (
                 "closure",
                 Box::new(|c: &mut serde_json::Value| {
-                    c["method"]["ceiling"]["method"]["closures"]
+                    let closures = c["method"]["ceiling"]["method"]["closures"]
                         .as_array_mut()
-                        .unwrap()
-                        .remove(0);
+                        .unwrap();
+                    let first = closures
+                        .iter()
+                        .position(|c| c["reason"] == "bound")
+                        .expect("a bound's closure");
+                    closures.remove(first);
                 }),
             ),
             (
@@ -880,14 +930,14 @@ fn bounds_ceiling_lowers_the_upper_end_and_verifies() {
         "{row}"
     );
     assert!(row["ceiling_over_lower"].as_f64().unwrap() >= 1.0);
-    // No search finishes (20-RR at n = 40 needs pairs of many output classes): the report
-    // says why, the upper end stays the blanket's, and the certificate verifies; claiming a
-    // ceiling without its search does not.
+    // No search finishes (a generic randomizer on 40 inputs: its floor alone would take hours;
+    // 20-RR at n = 40 finishes now, Lemma 3): the report says why, the upper end stays the
+    // blanket's, and the certificate verifies; claiming a ceiling without its search does not.
     let (file, cert) = crate::certificates::certify(
         &[
             "bounds",
             "-m",
-            "k-rr:k=20,eps0=2",
+            FORTY,
             "--n",
             "40",
             "--delta",

@@ -16,7 +16,9 @@ use crate::mechanism::randomizer::Randomizer;
 use crate::profile::Quantity;
 use crate::profile_inputs::boxes::CompositionBox;
 use crate::profile_inputs::orbits::Orbits;
-use crate::profile_inputs::{BoundRecord, ClosedBy, PairRecord};
+use crate::profile_inputs::{
+    BoundRecord, ClosedBy, PairRecord, answered_at, children, dominated_switches,
+};
 use crate::query::{Backend, DeltaJob, EpsilonJob, Threshold};
 use rayon::prelude::*;
 use rug::Rational;
@@ -212,6 +214,7 @@ pub(super) fn verify_inputs_proof(
             settings,
             (backend, route),
             (&orbits, &pairs),
+            proof.dominance,
         )
     };
     let rebuilt: Vec<(usize, std::result::Result<Vec<Option<Rational>>, String>)> = named
@@ -255,6 +258,11 @@ pub(super) fn verify_inputs_proof(
         };
         let best = &level;
         match &c.reason {
+            ClosedBy::Dominated { by } => {
+                if let Err(e) = dominance_holds(&proof, r, m, c.switch, &c.boxed, by, c.quantity) {
+                    tally.problem(format!("{field}: {e}"));
+                }
+            }
             ClosedBy::Screened { at, .. } => {
                 let Quantity::Epsilon(target) = q else {
                     tally.problem(format!("{field}: screened closures belong to ε quantities"));
@@ -377,7 +385,7 @@ pub(super) fn verify_inputs_proof(
     let merged_from = method["shards"].as_array().map_or(0, |s| {
         s.len().min(crate::profile_inputs::MAX_SLICES as usize)
     });
-    check_coverage(&proof, &orbits, inputs, m, merged_from, pre, tally);
+    check_coverage(&proof, &orbits, &r.rows, m, merged_from, pre, tally);
 
     // The rows: the largest evaluated value, given that everything else is closed below it
     // (or, in a ceiling search, below the larger of it and the level).
@@ -620,6 +628,7 @@ fn rebuild_bound(
     settings: &Settings,
     (backend, route): (Backend, usize),
     (orbits, pairs): (&Orbits, &PairCache),
+    dominance: bool,
 ) -> std::result::Result<Vec<Option<Rational>>, String> {
     let thresholds: Vec<Threshold> = b.values.iter().flatten().map(|(t, _)| t.clone()).collect();
     let lo = &b.boxed.lo;
@@ -632,9 +641,10 @@ fn rebuild_bound(
     let key = orbits.canonical(b.switch, &key);
     let thresholds_text: Vec<String> = thresholds.iter().map(Threshold::eps_text).collect();
     let two_sided_hi = |query: crate::query::BackgroundQuery,
+                        key: Vec<u64>,
                         users: u64|
      -> std::result::Result<Vec<Option<Rational>>, String> {
-        let cache_key = (b.switch, key.clone(), users, route, thresholds_text.clone());
+        let cache_key = (b.switch, key, users, route, thresholds_text.clone());
         if let Some(v) = pairs.lock().expect("not poisoned").get(&cache_key) {
             return Ok(v.clone());
         }
@@ -659,9 +669,23 @@ fn rebuild_bound(
             .insert(cache_key, v.clone());
         Ok(v)
     };
+    if let Some(c) = &b.reference {
+        // Lemma 3: the reference composition's pair plus the tail, both re-derived here.
+        if !b.breakpoints.is_empty() {
+            return Err("a reference composition and breakpoints both".into());
+        }
+        let tail = reference_tail(b, c, r, m, floor, dominance)?;
+        let query = background_query(r, b.switch, c, settings, backend);
+        let hi = two_sided_hi(query, orbits.canonical(b.switch, c), u64::MAX)?;
+        return Ok(hi.into_iter().map(|h| h.map(|h| h + &tail)).collect());
+    }
     if b.breakpoints.is_empty() {
         // The lower corner's own pair (the free inputs do not matter, but stay in the key).
-        return two_sided_hi(background_query(r, b.switch, lo, settings, backend), 0);
+        return two_sided_hi(
+            background_query(r, b.switch, lo, settings, backend),
+            key.clone(),
+            0,
+        );
     }
     let free: Vec<usize> = (0..lo.len()).filter(|&x| lo[x] < b.boxed.hi[x]).collect();
     let users = m - lo.iter().sum::<u64>();
@@ -705,7 +729,7 @@ fn rebuild_bound(
             query.randomizer.rows.push(row.clone());
             query.background.counts.push(j);
         }
-        for (sum, hi) in sums.iter_mut().zip(two_sided_hi(query, j)?) {
+        for (sum, hi) in sums.iter_mut().zip(two_sided_hi(query, key.clone(), j)?) {
             *sum = match (sum.take(), hi) {
                 (Some(s), Some(h)) => Some(s + weight.clone() * h),
                 _ => None,
@@ -713,6 +737,41 @@ fn rebuild_bound(
         }
     }
     Ok(sums)
+}
+
+/// Lemma 3's tail for a bound made from the reference composition `c`, once `c` is checked to
+/// be the one the box and rows call for: the proof declares dominance, the rows (checked here)
+/// have its shape around the switch, the box holds no rest user for sure, and `c` holds the
+/// box's least users on the switch inputs and `m − hi_a − hi_b` on one rest input.
+fn reference_tail(
+    b: &BoundRecord,
+    c: &[u64],
+    r: &Randomizer,
+    m: u64,
+    floor: Option<&Vec<Vec<Rational>>>,
+    dominance: bool,
+) -> std::result::Result<Rational, String> {
+    use crate::profile_inputs::dominance as lemma3;
+    let (a, s) = b.switch;
+    let (lo, hi) = (&b.boxed.lo, &b.boxed.hi);
+    if !dominance || !lemma3::rest_is_dominated(&r.rows, b.switch) {
+        return Err("a reference composition, but dominance is not declared or the rows do not have its shape around the switch".into());
+    }
+    let inputs = lo.len();
+    if (0..inputs).any(|x| x != a && x != s && lo[x] > 0) {
+        return Err("a reference composition for a box with rest users guaranteed".into());
+    }
+    let y = (0..inputs)
+        .find(|&x| x != a && x != s && c[x] > 0)
+        .or_else(|| (0..inputs).find(|&x| x != a && x != s))
+        .ok_or("no rest input")?;
+    let (sa, sb) = ((lo[a], hi[a]), (lo[s], hi[s]));
+    if lemma3::reference(inputs, b.switch, sa, sb, y, m).as_deref() != Some(c) {
+        return Err(format!("the reference composition {c:?} is not the box's"));
+    }
+    let floor =
+        floor.ok_or("a reference composition needs rational lower bounds on the entries")?;
+    lemma3::switch_tail(&r.rows, floor, b.switch, sa, sb, m).ok_or_else(|| "no tail".to_string())
 }
 
 /// The law of `Bin(r, γ)`, exactly.
@@ -738,6 +797,56 @@ fn binomial_pmf(r: u64, gamma: &Rational) -> std::result::Result<Vec<Rational>, 
     Ok(pmf)
 }
 
+/// Whether a closure by dominance holds: the proof says the search used it, the rows (checked
+/// here) have the shape of `profile_inputs::dominance` around the switch, no composition of the
+/// box has a user on the switch inputs, and `by` is the homogeneous background on a rest input
+/// that answered the quantity under the same switch: an evaluated pair (re-derived with the
+/// records; the row is at least it), or screened at an ε at most the best (checked as such).
+fn dominance_holds(
+    proof: &Proof,
+    r: &Randomizer,
+    m: u64,
+    switch: (usize, usize),
+    boxed: &CompositionBox,
+    by: &[u64],
+    quantity: usize,
+) -> std::result::Result<(), String> {
+    let (a, b) = switch;
+    if !proof.dominance {
+        return Err(
+            "closed by dominance, which this proof does not declare (method.dominance)".into(),
+        );
+    }
+    if !crate::profile_inputs::dominance::rest_is_dominated(&r.rows, switch) {
+        return Err(format!(
+            "closed by dominance, but the rows do not have its shape around the switch {{{}, {}}}",
+            r.inputs[a], r.inputs[b]
+        ));
+    }
+    if boxed.hi[a] > 0 || boxed.hi[b] > 0 {
+        return Err("closed by dominance, but its box holds users on a switch input".into());
+    }
+    let held: Vec<usize> = (0..by.len()).filter(|&y| by[y] > 0).collect();
+    let homogeneous = by.iter().sum::<u64>() == m
+        && match held.as_slice() {
+            [] => m == 0,
+            [y] => *y != a && *y != b,
+            _ => false,
+        };
+    if !homogeneous {
+        return Err(format!(
+            "closed by dominance of {by:?}, which is not every other user on one rest input"
+        ));
+    }
+    // A record's value is recomputed with the records, a screened closure by its own check.
+    if !answered_at(&proof.records, &proof.closures, switch, by, quantity) {
+        return Err(format!(
+            "closed by dominance of {by:?}, which is neither an evaluated pair nor screened for quantity {quantity} under the same switch"
+        ));
+    }
+    Ok(())
+}
+
 fn contains(outer: &CompositionBox, inner: &CompositionBox) -> bool {
     outer.lo.iter().zip(&inner.lo).all(|(o, i)| o <= i)
         && inner.hi.iter().zip(&outer.hi).all(|(i, o)| i <= o)
@@ -753,7 +862,7 @@ fn hi_at_most(e: &Enclosure, q: &Rational) -> bool {
 fn check_coverage(
     proof: &Proof,
     orbits: &Orbits,
-    inputs: usize,
+    rows: &[Vec<Entry>],
     m: u64,
     merged_from: usize,
     pre: &str,
@@ -787,8 +896,24 @@ fn check_coverage(
         + 64;
     // Sorted roots (0.2.0 from this version) hold an image of every composition under the
     // checked symmetries fixing the switch; older certificates start from every composition.
+    let inputs = rows.len();
     let sorted = proof.sorted_roots.then_some(orbits);
-    let roots = crate::profile_inputs::slice_roots(&proof.switches, inputs, m, sorted, proof.slice);
+    // Switch inputs split at zero first where the rows (checked here) allow it, from 0.2.0's
+    // `"dominance": "off-switch"` on.
+    let dominated = if proof.dominance {
+        dominated_switches(rows, &proof.switches)
+    } else {
+        Vec::new()
+    };
+    let split = |switch, boxed: &CompositionBox| {
+        if proof.dominance {
+            children(boxed, m, switch, &dominated, orbits)
+        } else {
+            boxed.split(m)
+        }
+    };
+    let roots =
+        crate::profile_inputs::slice_roots(&proof.switches, inputs, m, sorted, proof.slice, &split);
     let mut budget = budget + 2 * roots.len();
     for (switch, root) in roots {
         let mut stack = vec![(root, vec![true; proof.quantities.len()])];
@@ -840,7 +965,7 @@ fn check_coverage(
                 }
                 continue;
             }
-            for child in boxed.split(m) {
+            for child in split(switch, &boxed) {
                 stack.push((child, open.clone()));
             }
         }
@@ -854,7 +979,7 @@ fn check_coverage(
     // A screened composition may also lie in a box closed above it (the floor's are screened
     // before the tree is searched); a bound's closure is always met where it was made.
     for (j, r) in reached.iter().enumerate() {
-        if !r && matches!(proof.closures[j].reason, ClosedBy::Bound(_)) {
+        if !r && !matches!(proof.closures[j].reason, ClosedBy::Screened { .. }) {
             tally.problem(format!("{pre}method.closures.{j}: not a box of the search tree (nothing it closes is reached)"
             ));
         }

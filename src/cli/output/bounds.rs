@@ -225,6 +225,7 @@ pub fn bounds_json(b: &BoundsReport) -> Value {
             "pairs_evaluated": stats.pairs_evaluated,
             "boxes_bounded": stats.boxes_bounded,
             "compositions_closed": stats.compositions_closed.to_string(),
+            "compositions_sorted": stats.compositions_sorted.to_string(),
             "compositions_total": stats.compositions_total.to_string(),
         });
         for ((row, c), range) in v["results"]

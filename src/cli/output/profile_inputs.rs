@@ -118,6 +118,7 @@ pub fn inputs_profile_json(q: &InputsProfileQuery, p: &InputsProfile) -> Value {
             "switches_searched": p.stats.switches.0,
             "switches": p.stats.switches.1,
             "compositions_closed": p.stats.compositions_closed.to_string(),
+            "compositions_sorted": p.stats.compositions_sorted.to_string(),
             "compositions_total": p.stats.compositions_total.to_string(),
         },
     });
@@ -164,13 +165,14 @@ pub fn inputs_profile_text(q: &InputsProfileQuery, p: &InputsProfile) -> String 
     s += &format!(
         "arithmetic {} · {} dataset pairs evaluated (both orders each), {} boxes of compositions \
          bounded by {} pairs; {} of {} compositions × switches searched closed by the \
-         data-processing bound\n",
+         data-processing bounds, {} left to their images sorted within the symmetries\n",
         p.arithmetic,
         p.stats.pairs_evaluated,
         p.stats.boxes_bounded,
         p.stats.bound_pairs,
         CompositionBox::count_text(p.stats.compositions_closed),
-        CompositionBox::count_text(p.stats.compositions_total)
+        CompositionBox::count_text(p.stats.compositions_total),
+        CompositionBox::count_text(p.stats.compositions_sorted)
     );
     let (searched, all) = p.stats.switches;
     if searched < all {
