@@ -74,6 +74,9 @@ pub fn reference(
     Some(c)
 }
 
+/// The most users [`switch_tail`] computes for (its exact powers hold about 64 bits a user).
+pub const MAX_TAIL_USERS: u64 = 1 << 20;
+
 /// An upper bound on the mass Lemma 3 gives away for a box whose switch inputs hold
 /// `[lo_a, hi_a]` and `[lo_b, hi_b]` users: `P(t' ≤ hi_a + hi_b)` with
 /// `t' = Bin(m − hi_a − hi_b, q_r) + Bin(lo_a + lo_b + 1, q_s)`, where `q_r` (`q_s`) is a
@@ -96,6 +99,10 @@ pub fn switch_tail(
     }
     let top = hi_a.checked_add(hi_b)?;
     let regular = m.checked_sub(top)?;
+    // Exact powers of n users hold about 64 n bits: beyond the windowed laws' reach, no tail.
+    if m > MAX_TAIL_USERS {
+        return None;
+    }
     let special = lo_a + lo_b + 1;
     let moved: Vec<usize> = (0..rows[a].len())
         .filter(|&y| rows[a][y] != rows[b][y])

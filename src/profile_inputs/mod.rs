@@ -838,7 +838,14 @@ impl Search<'_> {
         let lo: Vec<u64> = key.iter().map(|v| v / 2).collect();
         let free: Vec<bool> = key.iter().map(|v| v % 2 == 1).collect();
         let budget = self.tail_budget(open);
-        let reference = self.reference_for(work, &budget);
+        let threshold_key: Vec<(bool, Rational)> = thresholds
+            .iter()
+            .map(|t| match t {
+                Threshold::Eps(e) => (false, e.clone()),
+                Threshold::ExpEps(c) => (true, c.clone()),
+            })
+            .collect();
+        let reference = self.reference_for(work, &budget, orbits, &threshold_key);
         // A box of a dominated switch still to be peeled with no user guaranteed on the switch
         // inputs is split unbounded (its Lemma 2 bound is the blanket's, and costly at large n).
         let (a, b) = work.switch;
@@ -866,13 +873,6 @@ impl Search<'_> {
         };
         // Per threshold, `tail + Σ_i weight_i · (two-sided upper end at breakpoint i)`.
         let mut sums: Vec<Option<Rational>> = vec![Some(plan.tail.clone()); thresholds.len()];
-        let threshold_key: Vec<(bool, Rational)> = thresholds
-            .iter()
-            .map(|t| match t {
-                Threshold::Eps(e) => (false, e.clone()),
-                Threshold::ExpEps(c) => (true, c.clone()),
-            })
-            .collect();
         let keys: Vec<BoundKey> = plan
             .points
             .iter()
@@ -906,9 +906,16 @@ impl Search<'_> {
             .collect();
         let computed: Vec<_> = {
             use rayon::prelude::*;
+            let this = &*self;
             missing
                 .into_par_iter()
                 .map(|(key, bq)| {
+                    // The search's time limit holds across the batch, not per pair.
+                    this.check_time()?;
+                    let mut bq = bq;
+                    bq.options.time_limit_seconds = (this.q.options.time_limit_seconds
+                        - this.started.elapsed().as_secs_f64())
+                    .max(0.0);
                     let job = DeltaJob {
                         thresholds: thresholds.clone(),
                     };
@@ -987,15 +994,21 @@ impl Search<'_> {
         Ok((priority, still_open, bounds))
     }
 
-    /// Lemma 3's reference composition and tail for a box of a dominated switch whose rest
-    /// inputs are all free from 0 (where Lemma 2's corner holds no rest user), when the tail is
-    /// at most 2^10 times the blanket's budget; `None` otherwise (Lemma 2 bounds the box).
-    fn reference_for(&self, work: &Work, budget: &Rational) -> Option<(Vec<u64>, Rational)> {
+    /// Lemma 3's reference composition and tail for a box of a dominated switch, when the tail
+    /// is at most 2^10 times the blanket's budget and that reference's pair was not computed at
+    /// these thresholds already (a box split below a reference that did not close it gets the
+    /// same reference: Lemma 2 bounds it instead); `None` otherwise.
+    fn reference_for(
+        &self,
+        work: &Work,
+        budget: &Rational,
+        orbits: &Orbits,
+        thresholds: &[(bool, Rational)],
+    ) -> Option<(Vec<u64>, Rational)> {
         let (a, b) = work.switch;
         let boxed = &work.boxed;
         let inputs = boxed.lo.len();
-        let rest_free = (0..inputs).all(|x| x == a || x == b || boxed.lo[x] == 0);
-        if !self.dominated.contains(&work.switch) || !rest_free {
+        if !self.dominated.contains(&work.switch) {
             return None;
         }
         let floor = self.entry_floor.as_ref()?;
@@ -1003,6 +1016,16 @@ impl Search<'_> {
         let m = self.q.n - 1;
         let (sa, sb) = ((boxed.lo[a], boxed.hi[a]), (boxed.lo[b], boxed.hi[b]));
         let c = dominance::reference(inputs, work.switch, sa, sb, y, m)?;
+        let tried = BoundKey {
+            switch: work.switch,
+            lo: orbits.canonical(work.switch, &c),
+            free: Vec::new(),
+            users: 0,
+            thresholds: thresholds.to_vec(),
+        };
+        if self.bound_cache.contains_key(&tried) {
+            return None;
+        }
         let tail = dominance::switch_tail(&self.q.randomizer.rows, floor, work.switch, sa, sb, m)?;
         (tail <= budget.clone() * Rational::from(1u32 << 10)).then_some((c, tail))
     }

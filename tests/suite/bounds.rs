@@ -304,6 +304,8 @@ fn audit_judges_general_input_claims_against_the_range() {
         ),
     )
     .unwrap();
+    // The range's verdicts alone (narrowing with the exact profile is tested in
+    // profile_inputs.rs; at n = 1000 it would spend its whole minute here).
     let run = cli(&[
         "audit",
         "-m",
@@ -311,6 +313,8 @@ fn audit_judges_general_input_claims_against_the_range() {
         "--claims",
         file.to_str().unwrap(),
         "--json",
+        "--narrow-seconds",
+        "0",
     ]);
     assert_eq!(
         run.status, 1,
@@ -339,6 +343,8 @@ fn audit_judges_general_input_claims_against_the_range() {
         file.to_str().unwrap(),
         "--json",
         "--eps-ranges",
+        "--narrow-seconds",
+        "0",
     ]);
     let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let eps_range = &out["claims"][0]["eps_range"];

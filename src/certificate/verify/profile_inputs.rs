@@ -741,8 +741,8 @@ fn rebuild_bound(
 
 /// Lemma 3's tail for a bound made from the reference composition `c`, once `c` is checked to
 /// be the one the box and rows call for: the proof declares dominance, the rows (checked here)
-/// have its shape around the switch, the box holds no rest user for sure, and `c` holds the
-/// box's least users on the switch inputs and `m − hi_a − hi_b` on one rest input.
+/// have its shape around the switch, and `c` holds the box's least users on the switch inputs
+/// and `m − hi_a − hi_b` on one rest input.
 fn reference_tail(
     b: &BoundRecord,
     c: &[u64],
@@ -758,9 +758,6 @@ fn reference_tail(
         return Err("a reference composition, but dominance is not declared or the rows do not have its shape around the switch".into());
     }
     let inputs = lo.len();
-    if (0..inputs).any(|x| x != a && x != s && lo[x] > 0) {
-        return Err("a reference composition for a box with rest users guaranteed".into());
-    }
     let y = (0..inputs)
         .find(|&x| x != a && x != s && c[x] > 0)
         .or_else(|| (0..inputs).find(|&x| x != a && x != s))
