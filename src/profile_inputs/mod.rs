@@ -192,7 +192,8 @@ pub enum ClosedBy {
     Screened { at: Rational, delta: Enclosure },
     /// No composition of the box has a user on the switch inputs, and the rows have the shape of
     /// [`dominance`]: each composition's value is at most that of the homogeneous background
-    /// `by` (every other user on one rest input), an evaluated record under the same switch.
+    /// `by` (every other user on one rest input), which answered the quantity under the same
+    /// switch ([`answered_at`]: an evaluated record, or screened).
     Dominated { by: Vec<u64> },
 }
 
