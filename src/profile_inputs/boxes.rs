@@ -289,17 +289,28 @@ pub(super) mod tests {
         }
     }
 
+    /// The points reached from `root` splitting by `split`, sorted.
+    fn points_by(
+        root: CompositionBox,
+        split: impl Fn(&CompositionBox) -> Vec<CompositionBox>,
+    ) -> Vec<Vec<u64>> {
+        let mut stack = vec![root];
+        let mut found = Vec::new();
+        while let Some(b) = stack.pop() {
+            if b.is_point() {
+                found.push(b.lo.clone());
+            } else {
+                stack.extend(split(&b));
+            }
+        }
+        found.sort();
+        found
+    }
+
     #[test]
     fn peeling_lists_every_composition_once() {
         for m in 0..=6 {
-            let root = CompositionBox::all(4, m);
-            let mut stack = vec![root];
-            let mut found = Vec::new();
-            while let Some(b) = stack.pop() {
-                if b.is_point() {
-                    found.push(b.lo.clone());
-                    continue;
-                }
+            let found = points_by(CompositionBox::all(4, m), |b| {
                 let parts = b.split_peeling(m, &[2, 0], &[]);
                 let total: u128 = parts.iter().map(|p| p.count(m)).sum();
                 assert_eq!(total, b.count(m), "peeling keeps every composition");
@@ -309,9 +320,8 @@ pub(super) mod tests {
                 if b.lo[2] == 2 && b.hi[2] > 3 {
                     assert!(parts.iter().any(|p| p.hi[2] == 3));
                 }
-                stack.extend(parts);
-            }
-            found.sort();
+                parts
+            });
             assert_eq!(found, compositions(4, m), "m = {m}");
         }
     }
@@ -326,20 +336,10 @@ pub(super) mod tests {
                 .all(|b| b.windows(2).all(|w| c[w[0]] >= c[w[1]]))
         };
         for m in 0..=7 {
-            let root = CompositionBox::sorted_within(5, m, &blocks);
-            let mut stack = vec![root];
-            let mut found = Vec::new();
-            while let Some(b) = stack.pop() {
-                if b.is_point() {
-                    found.push(b.lo.clone());
-                    continue;
-                }
-                stack.extend(b.split_peeling(m, &[0, 1], &blocks));
-            }
-            found.sort();
-            let mut expected: Vec<Vec<u64>> =
-                compositions(5, m).into_iter().filter(sorted).collect();
-            expected.sort();
+            let found = points_by(CompositionBox::sorted_within(5, m, &blocks), |b| {
+                b.split_peeling(m, &[0, 1], &blocks)
+            });
+            let expected: Vec<Vec<u64>> = compositions(5, m).into_iter().filter(sorted).collect();
             assert_eq!(found, expected, "m = {m}");
         }
     }
